@@ -1,0 +1,1 @@
+# adio_glue/local.mk -- see the comment in the files of adio_glue/.

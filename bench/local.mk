@@ -1,0 +1,8 @@
+# bench/local.mk -- benchmarks (make bench, make bench-full); each program
+# family keeps its build rules in its own fragment.
+include bench/programs.mk
+include bench/overhead.mk
+include bench/strided.mk
+include bench/uring.mk
+include bench/mpiio.mk
+include bench/netcdf.mk

@@ -1,0 +1,1 @@
+# bench/mpiio.mk -- build rules for these benchmarks.

@@ -1,0 +1,1 @@
+# bench/netcdf.mk -- build rules for these benchmarks.

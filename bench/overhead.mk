@@ -1,0 +1,1 @@
+# bench/overhead.mk -- build rules for these benchmarks.

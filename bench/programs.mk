@@ -1,0 +1,1 @@
+# bench/programs.mk -- build rules for these benchmarks.

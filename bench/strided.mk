@@ -1,0 +1,1 @@
+# bench/strided.mk -- build rules for these benchmarks.

@@ -1,0 +1,1 @@
+# bench/uring.mk -- build rules for these benchmarks.

@@ -1,0 +1,3 @@
+/* layers/sys.c -- (being written). */
+#include "config.h"
+#include "ffio-internal.h"

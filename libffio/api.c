@@ -1,0 +1,3 @@
+/* libffio/api.c -- (being written). */
+#include "config.h"
+#include "ffio-internal.h"

@@ -1,0 +1,371 @@
+/* ffio-internal.h -- the contract between the core (libffio/) and the layers
+ * (layers/): layer descriptors and method tables, the parsed spec, the open
+ * file (a stack of layer instances), the fd table, logging, and the calls
+ * a layer makes to the layer below it.
+ *
+ * Conventions: every internal function returns 0 (or a byte count) on
+ * success and -errno on failure; errno is set only at the POSIX boundary
+ * (posix.c, api.c).  Calls made from inside ffio reach the system through
+ * ffio_real (never through the interposed names).
+ */
+#ifndef FFIO_INTERNAL_H
+#define FFIO_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "ffio.h"
+
+#define FFIO_MAX_LAYERS 16 /* layers in one stack */
+#define FFIO_MAX_PARAMS 8  /* arguments of one layer */
+
+struct ffio_layer;
+struct ffio_file;
+
+/* ---- layer descriptors ------------------------------------------------ */
+
+enum ffio_param_type {
+	FFIO_P_SIZE,  /* bytes; suffix k, m, g (powers of 1024) */
+	FFIO_P_COUNT, /* plain count; suffix k, m, g allowed */
+	FFIO_P_TIME,  /* nanoseconds; suffix ns, us, ms, s (bare number: us) */
+	FFIO_P_RATE,  /* bytes per second; suffix k, m, g */
+	FFIO_P_ERRNO, /* an errno name (ENOSPC) or number */
+	FFIO_P_ENUM,  /* one of .names; the value is its index */
+};
+
+struct ffio_param {
+	const char *name;
+	enum ffio_param_type type;
+	int64_t def;                /* default when not given */
+	int64_t min, max;           /* accepted range (inclusive) */
+	const char *const *names;   /* FFIO_P_ENUM: NULL-terminated */
+};
+
+/* A flag (".direct").  Flags whose group is non-zero exclude each other
+ * (event.summary / event.trace); the last one given wins. */
+struct ffio_flag {
+	const char *name;
+	unsigned bit;
+	unsigned group; /* mask of the bits this flag replaces */
+};
+
+/* Layer kinds (ffio_layer_ops.kind). */
+#define FFIO_LAYER_BOTTOM 0x1u /* opens the file itself: sys, uring */
+
+struct ffio_layer_spec;
+
+/* An asynchronous request (queue/commit/reap, as fio's ioengines).  The
+ * submitter owns the request and the buffers until done() has been called.
+ * res is the byte count or -errno.  A synchronous bottom layer performs the
+ * request in submit() and calls done() before returning. */
+enum ffio_op { FFIO_OP_READ, FFIO_OP_WRITE, FFIO_OP_FSYNC, FFIO_OP_FDATASYNC };
+
+struct ffio_req {
+	enum ffio_op op;
+	const struct iovec *iov;
+	int iovcnt;
+	off_t off;
+	ssize_t res;
+	void (*done)(struct ffio_req *r);
+	void *data;            /* the submitter's */
+	struct ffio_req *next; /* the owning layer's while in flight */
+};
+
+/* The descriptor and method table of one layer.  Each layers/<name>.c
+ * exports one of these.  A NULL method passes the call through to the
+ * layer below (for pread/pwrite: a layer implementing either the plain or
+ * the vector form handles both; see ffio_below_*). */
+struct ffio_layer_ops {
+	const char *name;
+	const char *const *aliases;       /* NULL-terminated, or NULL */
+	const struct ffio_flag *flags;    /* {NULL}-terminated, or NULL */
+	const struct ffio_param *params;  /* positional order, {NULL}-terminated */
+	unsigned kind;                    /* FFIO_LAYER_* */
+	size_t size;                      /* size of the instance (>= ffio_layer) */
+	const char *unavailable;          /* non-NULL: known but not built here, why */
+	const char *fallback;             /* when unavailable: layer to use instead, or NULL */
+
+	/* Spec time: rewrite a spec onto another layer (eie -> cache); may
+	 * also check argument combinations.  Returns 0 or -EINVAL with a reason
+	 * in err. */
+	int (*map)(struct ffio_layer_spec *ls, char *err, size_t errlen);
+
+	/* Instance life.  open() must call ffio_below_open() (bottoms open the
+	 * file and set l->file->fd).  close() must close below as well; it is
+	 * called once, on the last descriptor's close. */
+	int (*open)(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode);
+	int (*close)(struct ffio_layer *l);
+
+	ssize_t (*pread)(struct ffio_layer *l, void *buf, size_t n, off_t off);
+	ssize_t (*pwrite)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
+	ssize_t (*preadv)(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+	ssize_t (*pwritev)(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+
+	int (*flush)(struct ffio_layer *l);      /* push buffered writes below and wait */
+	int (*fsync)(struct ffio_layer *l, int datasync); /* flush + kernel sync + drop clean */
+	int (*truncate)(struct ffio_layer *l, off_t len);
+	int (*size)(struct ffio_layer *l, off_t *len);    /* logical size */
+	int (*invalidate)(struct ffio_layer *l); /* drop clean cached data and sizes */
+
+	int (*submit)(struct ffio_layer *l, struct ffio_req *r);
+	int (*commit)(struct ffio_layer *l);
+	int (*reap)(struct ffio_layer *l, unsigned min); /* complete >= min requests */
+
+	/* Statistics for ffgetstats(); fill *st, return 0 (or -ENOTSUP). */
+	int (*stats)(struct ffio_layer *l, struct ffio_stats *st);
+	/* Process events: in the child after fork (drop in-flight state,
+	 * never write the parent's data); at exit (final reports). */
+	void (*atfork_child)(struct ffio_layer *l);
+	void (*atexit)(struct ffio_layer *l);
+};
+
+/* Flags and parameters shared between layers that map onto each other
+ * (eie, cachea and bufa become cache): cache params are, in order,
+ * page (FFIO_P_SIZE), pages (FFIO_P_COUNT), ahead (FFIO_P_COUNT). */
+#define FFIO_CACHE_DIRECT 0x01u
+#define FFIO_CACHE_WT     0x02u
+#define FFIO_CACHE_DIAG   0x04u
+#define FFIO_CACHE_SHARED 0x08u
+#define FFIO_CACHE_SIEVE  0x10u
+enum { FFIO_CACHE_PAGE, FFIO_CACHE_PAGES, FFIO_CACHE_AHEAD };
+
+/* ---- parsed spec ------------------------------------------------------ */
+
+struct ffio_layer_spec {
+	const struct ffio_layer_ops *ops; /* after map(): the layer that runs */
+	unsigned flags;                   /* bits of ops->flags given */
+	unsigned given;                   /* bit i: params[i] given explicitly */
+	int64_t arg[FFIO_MAX_PARAMS];     /* params, defaults filled in */
+	char text[64];                    /* the layer as written (truncated), for labels */
+	void *shared;                     /* per-entry state of the layer (.shared caches) */
+	pthread_mutex_t shared_lock;      /* guards the creation of shared */
+};
+
+struct ffio_entry {
+	int index;      /* 1-based position in FF_IO_OPTS */
+	char *pattern;  /* fnmatch(3) glob */
+	int has_slash;  /* match the whole path, not the last component */
+	int nlayers;
+	struct ffio_layer_spec layer[FFIO_MAX_LAYERS];
+};
+
+struct ffio_spec {
+	int nentries;
+	struct ffio_entry *entry;
+};
+
+/* Parse text (the value of the variable named source, e.g. "FF_IO_OPTS").
+ * On error returns -EINVAL and writes one message (naming source, entry,
+ * column and what was expected) into err.  An empty spec has 0 entries. */
+int ffio_spec_parse(const char *text, const char *source, struct ffio_spec **out,
+		    char *err, size_t errlen);
+void ffio_spec_free(struct ffio_spec *s);
+/* The first entry matching path (as the program passed it), or NULL. */
+struct ffio_entry *ffio_spec_match(const struct ffio_spec *s, const char *path);
+/* Parse a stack without a pattern ("cache:1m, sys") into one entry. */
+int ffio_spec_parse_stack(const char *text, const char *source, struct ffio_spec **out,
+			  char *err, size_t errlen);
+
+/* ---- registry --------------------------------------------------------- */
+
+const struct ffio_layer_ops *ffio_layer_find(const char *name, size_t len);
+/* NULL-terminated list of every known layer. */
+extern const struct ffio_layer_ops *const ffio_layers[];
+
+extern const struct ffio_layer_ops ffio_layer_sys;
+extern const struct ffio_layer_ops ffio_layer_uring;
+extern const struct ffio_layer_ops ffio_layer_cache;
+extern const struct ffio_layer_ops ffio_layer_eie;
+extern const struct ffio_layer_ops ffio_layer_cachea;
+extern const struct ffio_layer_ops ffio_layer_bufa;
+extern const struct ffio_layer_ops ffio_layer_event;
+extern const struct ffio_layer_ops ffio_layer_fault;
+extern const struct ffio_layer_ops ffio_layer_delay;
+
+/* ---- layer instances and open files ----------------------------------- */
+
+/* The common head of every layer instance; a layer's own struct begins
+ * with it (struct cache { struct ffio_layer base; ... }). */
+struct ffio_layer {
+	const struct ffio_layer_ops *ops;
+	const struct ffio_layer_spec *spec;
+	struct ffio_layer *below; /* NULL for the bottom */
+	struct ffio_file *file;
+	int index;                /* 0 = top of the stack */
+};
+
+/* One open file: the stack of layers shared by every descriptor that
+ * refers to it (dup), its position, and its deferred error. */
+struct ffio_file {
+	pthread_mutex_t lock;     /* serialises calls into the stack */
+	struct ffio_layer *top;
+	int fd;                   /* a live kernel descriptor of the file (bottom's) */
+	int oflags;               /* flags as the application opened it */
+	off_t pos;                /* the shared file position */
+	int refs;                 /* application descriptors referring to it */
+	int error;                /* deferred error (-errno) not yet reported, or 0 */
+	struct ffio_entry *entry;
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct ffio_file *next, *prev; /* list of open files (ffio_files_lock) */
+};
+
+/* Open a stack for entry e.  On success *out has refs == 1 and is attached
+ * to its descriptor (out->fd) in the fd table. */
+int ffio_file_open(struct ffio_entry *e, int dirfd, const char *path, int flags,
+		   mode_t mode, struct ffio_file **out);
+/* Drop one descriptor's reference; the last closes the stack (flush, close
+ * every layer).  Returns the first error of the file not yet reported. */
+int ffio_fd_close(int fd);
+
+/* Operations on an open file; each takes f->lock. */
+ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
+ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off);
+ssize_t ffio_file_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t ffio_file_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t ffio_file_readv(struct ffio_file *f, const struct iovec *iov, int iovcnt);  /* at pos */
+ssize_t ffio_file_writev(struct ffio_file *f, const struct iovec *iov, int iovcnt); /* at pos, O_APPEND */
+off_t ffio_file_seek(struct ffio_file *f, off_t off, int whence);
+int ffio_file_flush(struct ffio_file *f);
+int ffio_file_fsync(struct ffio_file *f, int datasync);
+int ffio_file_truncate(struct ffio_file *f, off_t len);
+int ffio_file_size(struct ffio_file *f, off_t *len);
+int ffio_file_invalidate(struct ffio_file *f); /* flush, then drop clean data */
+int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max);
+/* Make the kernel's view current before another path reads the file
+ * (mmap, copy_file_range, exec): flush and set the kernel offset to pos. */
+int ffio_file_sync_kernel(struct ffio_file *f);
+/* Record an error of a deferred operation, reported by the next write,
+ * fsync or close (the first one wins). Call with f->lock held. */
+void ffio_file_set_error(struct ffio_file *f, int err);
+/* The deferred error, cleared (0 if none). Call with f->lock held. */
+int ffio_file_take_error(struct ffio_file *f);
+/* The file open on (dev, ino), or NULL (for stat(path)). */
+struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino);
+
+/* Every open file: flush (before fork, exec), run atexit hooks (exit). */
+int ffio_flush_all(void);
+void ffio_exit_all(void);
+void ffio_fork_prepare(void);
+void ffio_fork_parent(void);
+void ffio_fork_child(void);
+
+/* ---- calls to the layer below ----------------------------------------- */
+/* Each finds the first layer at or below l->below that implements the call
+ * (NULL slots pass through) and makes it. */
+int ffio_below_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode);
+int ffio_below_close(struct ffio_layer *l);
+ssize_t ffio_below_pread(struct ffio_layer *l, void *buf, size_t n, off_t off);
+ssize_t ffio_below_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off);
+ssize_t ffio_below_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t ffio_below_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+int ffio_below_flush(struct ffio_layer *l);
+int ffio_below_fsync(struct ffio_layer *l, int datasync);
+int ffio_below_truncate(struct ffio_layer *l, off_t len);
+int ffio_below_size(struct ffio_layer *l, off_t *len);
+int ffio_below_invalidate(struct ffio_layer *l);
+int ffio_below_submit(struct ffio_layer *l, struct ffio_req *r);
+int ffio_below_commit(struct ffio_layer *l);
+int ffio_below_reap(struct ffio_layer *l, unsigned min);
+/* The same calls entering at layer l itself (the top: l = f->top). */
+ssize_t ffio_layer_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t ffio_layer_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+int ffio_layer_flush(struct ffio_layer *l);
+int ffio_layer_fsync(struct ffio_layer *l, int datasync);
+int ffio_layer_truncate(struct ffio_layer *l, off_t len);
+int ffio_layer_size(struct ffio_layer *l, off_t *len);
+int ffio_layer_invalidate(struct ffio_layer *l);
+/* Full-transfer helpers: loop over short transfers (EINTR retried); 0 or -errno. */
+int ffio_below_pread_full(struct ffio_layer *l, void *buf, size_t n, off_t off, size_t *got);
+int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+
+/* ---- the fd table ------------------------------------------------------ */
+
+/* O(1): one load for an fd that ffio does not manage. */
+extern struct ffio_file *_Atomic *ffio_fdtab;
+extern int ffio_fdtab_size;
+static inline struct ffio_file *ffio_fd_get(int fd)
+{
+	if ((unsigned)fd >= (unsigned)ffio_fdtab_size)
+		return NULL;
+	return ffio_fdtab[fd];
+}
+int ffio_fd_attach(int fd, struct ffio_file *f); /* refs++ */
+struct ffio_file *ffio_fd_detach(int fd);        /* returns the file, refs unchanged */
+int ffio_fdtab_init(void);
+
+/* ---- the system, bypassing interposition ------------------------------ */
+
+struct ffio_real {
+	int (*open)(const char *, int, ...);
+	int (*openat)(int, const char *, int, ...);
+	int (*close)(int);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*pread)(int, void *, size_t, off_t);
+	ssize_t (*pwrite)(int, const void *, size_t, off_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
+	ssize_t (*pwritev)(int, const struct iovec *, int, off_t);
+	ssize_t (*preadv2)(int, const struct iovec *, int, off_t, int);
+	ssize_t (*pwritev2)(int, const struct iovec *, int, off_t, int);
+	off_t (*lseek)(int, off_t, int);
+	int (*fsync)(int);
+	int (*fdatasync)(int);
+	int (*ftruncate)(int, off_t);
+	int (*fstat)(int, struct stat *);
+	int (*fcntl)(int, int, ...);
+	int (*dup)(int);
+	int (*posix_fadvise)(int, off_t, off_t, int);
+};
+extern struct ffio_real ffio_real;
+/* Resolve ffio_real (idempotent, thread-safe). */
+void ffio_real_init(void);
+
+/* Reentrancy: while set, interposed calls go straight to the system. */
+extern _Thread_local int ffio_in_lib;
+
+/* ---- process-wide state ------------------------------------------------ */
+
+/* Parse FF_IO_OPTS etc. once (idempotent); the spec in force or NULL. */
+void ffio_init(void);
+extern struct ffio_spec *ffio_global_spec;
+extern int ffio_open_diags;       /* FF_IO_OPEN_DIAGS */
+extern int ffio_logformat_json;   /* FF_IO_LOGFORMAT=json */
+
+/* ---- logging ----------------------------------------------------------- */
+
+/* One line (no trailing newline needed) to FF_IO_LOGFILE, prefixed "ffio: ". */
+void ffio_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Raw text to the log (summaries, traces, JSON), no prefix. */
+void ffio_log_raw(const char *text, size_t len);
+/* Like ffio_log, but only the first time for a given key. */
+void ffio_log_once(int *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A label for layer l: "event[1] of *.dat (above cache)". */
+void ffio_layer_label(const struct ffio_layer *l, char *buf, size_t len);
+
+/* ---- buffer pool ------------------------------------------------------- */
+
+/* Aligned buffers for cache pages (jemalloc private arena or mmap). */
+void *ffio_buf_alloc(size_t size, size_t align);
+void ffio_buf_free(void *p, size_t size);
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static inline size_t ffio_iov_len(const struct iovec *iov, int iovcnt)
+{
+	size_t n = 0;
+	for (int i = 0; i < iovcnt; i++)
+		n += iov[i].iov_len;
+	return n;
+}
+uint64_t ffio_now_ns(void); /* CLOCK_MONOTONIC */
+
+#endif

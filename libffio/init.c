@@ -1,0 +1,3 @@
+/* libffio/init.c -- (being written). */
+#include "config.h"
+#include "ffio-internal.h"

@@ -1,0 +1,3 @@
+/* libffio/posix.c -- POSIX interposition (placeholder). */
+#include "config.h"
+#include "ffio-internal.h"

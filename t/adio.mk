@@ -1,0 +1,1 @@
+# t/adio.mk -- tests of this area (TAP).

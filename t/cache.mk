@@ -1,0 +1,1 @@
+# t/cache.mk -- tests of this area (TAP).

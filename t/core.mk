@@ -1,0 +1,1 @@
+# t/core.mk -- tests of this area (TAP).

@@ -1,0 +1,1 @@
+# t/layers.mk -- tests of this area (TAP).

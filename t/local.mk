@@ -1,0 +1,12 @@
+# t/local.mk -- the test suite (TAP); each area keeps its tests in its own
+# fragment so that they can grow independently.
+noinst_HEADERS += t/tap.h
+include t/core.mk
+include t/spec.mk
+include t/posix.mk
+include t/layers.mk
+include t/cache.mk
+include t/uring.mk
+include t/reliability.mk
+include t/adio.mk
+include t/netcdf.mk

@@ -1,0 +1,1 @@
+# t/netcdf.mk -- tests of this area (TAP).

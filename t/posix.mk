@@ -1,0 +1,1 @@
+# t/posix.mk -- tests of this area (TAP).

@@ -1,0 +1,1 @@
+# t/reliability.mk -- tests of this area (TAP).

@@ -1,0 +1,1 @@
+# t/spec.mk -- tests of this area (TAP).

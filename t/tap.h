@@ -1,0 +1,88 @@
+/* t/tap.h -- a tiny TAP producer for the C tests: plan, ok, is, skip, done.
+ * Each test is a small standalone program; exit 77 skips it as a whole. */
+#ifndef FFIO_TAP_H
+#define FFIO_TAP_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tap_n, tap_failed, tap_planned;
+
+static inline void tap_plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
+
+static inline void tap_skip_all(const char *why)
+{
+	printf("1..0 # SKIP %s\n", why);
+	fflush(stdout);
+	exit(0);
+}
+
+static inline int tap_ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		tap_failed++;
+	return cond;
+}
+
+static inline void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static inline void tap_skip(const char *why)
+{
+	printf("ok %d # SKIP %s\n", ++tap_n, why);
+	fflush(stdout);
+}
+
+#define tap_is(got, want, ...)                                                     \
+	do {                                                                       \
+		long long tap_g_ = (long long)(got), tap_w_ = (long long)(want);   \
+		if (!tap_ok(tap_g_ == tap_w_, __VA_ARGS__))                        \
+			tap_diag("  got %lld, expected %lld (%s:%d)", tap_g_, tap_w_, \
+				 __FILE__, __LINE__);                              \
+	} while (0)
+
+#define tap_is_str(got, want, ...)                                                  \
+	do {                                                                        \
+		const char *tap_g_ = (got), *tap_w_ = (want);                       \
+		if (!tap_ok(tap_g_ && tap_w_ && strcmp(tap_g_, tap_w_) == 0, __VA_ARGS__)) \
+			tap_diag("  got \"%s\", expected \"%s\" (%s:%d)",           \
+				 tap_g_ ? tap_g_ : "(null)", tap_w_ ? tap_w_ : "(null)", \
+				 __FILE__, __LINE__);                               \
+	} while (0)
+
+/* Exit status for the end of a test program. */
+static inline int tap_done(void)
+{
+	if (tap_planned == 0) {
+		printf("1..%d\n", tap_n);
+	} else if (tap_n != tap_planned) {
+		printf("# planned %d tests but ran %d\n", tap_planned, tap_n);
+		return 1;
+	}
+	return tap_failed ? 1 : 0;
+}
+
+#endif

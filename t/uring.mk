@@ -1,0 +1,1 @@
+# t/uring.mk -- tests of this area (TAP).
