@@ -1,3 +1,52 @@
-/* libffio/fdtable.c -- (being written). */
+/* libffio/fdtable.c -- descriptor -> open file, one load per lookup.  The
+ * table is one anonymous mapping sized for the process's descriptor limit;
+ * untouched pages cost nothing. */
 #include "config.h"
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include "ffio-internal.h"
+
+struct ffio_file *_Atomic *ffio_fdtab;
+int ffio_fdtab_size;
+
+#define FDTAB_MIN (1 << 16)
+#define FDTAB_MAX (1 << 22)
+
+int ffio_fdtab_init(void)
+{
+	struct rlimit rl;
+	size_t n = FDTAB_MIN;
+	void *p;
+
+	if (ffio_fdtab)
+		return 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max > n)
+		n = rl.rlim_max > FDTAB_MAX ? FDTAB_MAX : rl.rlim_max;
+	p = mmap(NULL, n * sizeof(*ffio_fdtab), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	ffio_fdtab = p;
+	ffio_fdtab_size = (int)n;
+	return 0;
+}
+
+int ffio_fd_attach(int fd, struct ffio_file *f)
+{
+	if (fd < 0 || fd >= ffio_fdtab_size)
+		return -EMFILE;
+	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
+	ffio_fdtab[fd] = f;
+	return 0;
+}
+
+struct ffio_file *ffio_fd_detach(int fd)
+{
+	struct ffio_file *f;
+	if ((unsigned)fd >= (unsigned)ffio_fdtab_size)
+		return NULL;
+	f = ffio_fdtab[fd];
+	ffio_fdtab[fd] = NULL;
+	return f;
+}

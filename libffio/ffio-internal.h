@@ -86,7 +86,7 @@ struct ffio_layer_ops {
 	const struct ffio_flag *flags;    /* {NULL}-terminated, or NULL */
 	const struct ffio_param *params;  /* positional order, {NULL}-terminated */
 	unsigned kind;                    /* FFIO_LAYER_* */
-	size_t size;                      /* size of the instance (>= ffio_layer) */
+	size_t instance_size;             /* size of the instance (>= ffio_layer) */
 	const char *unavailable;          /* non-NULL: known but not built here, why */
 	const char *fallback;             /* when unavailable: layer to use instead, or NULL */
 
@@ -122,6 +122,11 @@ struct ffio_layer_ops {
 	 * never write the parent's data); at exit (final reports). */
 	void (*atfork_child)(struct ffio_layer *l);
 	void (*atexit)(struct ffio_layer *l);
+
+	/* Drop buffered (dirty and clean) data without writing it: the file
+	 * is being deleted (nc_abort of a file being created).  Optional;
+	 * see ffio_file_discard(). */
+	int (*discard)(struct ffio_layer *l);
 };
 
 /* Flags and parameters shared between layers that map onto each other
@@ -214,12 +219,20 @@ struct ffio_file {
 	dev_t dev;
 	ino_t ino;
 	struct ffio_file *next, *prev; /* list of open files (ffio_files_lock) */
+	unsigned hints;           /* FFIO_FILE_* from callers that know more */
 };
+
+/* ffio_file.hints (set by the netCDF glue after netCDF opened the file):
+ * FFIO_FILE_SIEVE: one writer (netCDF opened it for writing without
+ * NC_SHARE): a cache may fill gaps as with .sieve. */
+#define FFIO_FILE_SIEVE 0x1u
 
 /* Open a stack for entry e.  On success *out has refs == 1 and is attached
  * to its descriptor (out->fd) in the fd table. */
 int ffio_file_open(struct ffio_entry *e, int dirfd, const char *path, int flags,
 		   mode_t mode, struct ffio_file **out);
+/* Attach newfd (already a kernel duplicate of oldfd) to oldfd's file. */
+int ffio_fd_dup(int oldfd, int newfd);
 /* Drop one descriptor's reference; the last closes the stack (flush, close
  * every layer).  Returns the first error of the file not yet reported. */
 int ffio_fd_close(int fd);
@@ -248,6 +261,10 @@ void ffio_file_set_error(struct ffio_file *f, int err);
 int ffio_file_take_error(struct ffio_file *f);
 /* The file open on (dev, ino), or NULL (for stat(path)). */
 struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino);
+/* Drop f's buffered data without writing it: every layer's discard
+ * method, top down (takes f->lock).  -ENOTSUP when no layer has one (the
+ * data will then be written as usual).  netcdf_glue/discard.c. */
+int ffio_file_discard(struct ffio_file *f);
 
 /* Every open file: flush (before fork, exec), run atexit hooks (exit). */
 int ffio_flush_all(void);
@@ -284,6 +301,22 @@ int ffio_layer_invalidate(struct ffio_layer *l);
 /* Full-transfer helpers: loop over short transfers (EINTR retried); 0 or -errno. */
 int ffio_below_pread_full(struct ffio_layer *l, void *buf, size_t n, off_t off, size_t *got);
 int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+
+/* ---- hints from callers that know more (hint.c; the MPI glue) --------- */
+
+/* "Opens of path use this stack" (the MPI_Info hint ffio_opts) until the
+ * matching pop.  0 or -errno (-EINVAL with a message in err). */
+int ffio_hint_push(const char *path, const char *stack, char *err, size_t errlen);
+void ffio_hint_pop(const char *path);
+/* An extra spec consulted before FF_IO_OPTS (FF_IO_OPTS_RANK<n>). */
+int ffio_hint_set_rank_spec(const char *text, const char *source, char *err, size_t errlen);
+/* The entry a hint gives path, or NULL: the open wrapper consults it
+ * before ffio_spec_match(ffio_global_spec, path). */
+struct ffio_entry *ffio_hint_match(const char *path);
+/* Write-through mode (MPI atomic mode): when ffio_hint_writethrough(f),
+ * the write paths flush f after every write. */
+int ffio_hint_set_writethrough(struct ffio_file *f, int on);
+int ffio_hint_writethrough(const struct ffio_file *f);
 
 /* ---- the fd table ------------------------------------------------------ */
 

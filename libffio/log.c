@@ -1,3 +1,177 @@
-/* libffio/log.c -- (being written). */
+/* libffio/log.c -- diagnostics and summaries: FF_IO_LOGFILE (stderr,
+ * stdout, a path; '+' appends; %r = MPI rank, %p = pid), one write(2) per
+ * message so that lines of several processes do not interleave. */
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "ffio-internal.h"
+
+static int log_fd = -1;          /* -1: not opened yet */
+static pid_t log_pid;            /* the process that opened log_fd */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The MPI rank, from the launcher's environment (MPICH's PMI, Open MPI,
+ * Slurm), or -1. */
+static int env_rank(void)
+{
+	static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+					   "MPI_LOCALRANKID", "SLURM_PROCID", NULL};
+	for (int i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return -1;
+}
+
+/* Expand %r and %p of a FF_IO_LOGFILE value into buf. */
+static void expand_path(const char *in, char *buf, size_t len)
+{
+	size_t o = 0;
+	for (; *in && o + 1 < len; in++) {
+		if (in[0] == '%' && (in[1] == 'r' || in[1] == 'p')) {
+			long v = in[1] == 'r' ? env_rank() : (long)getpid();
+			int n = snprintf(buf + o, len - o, "%ld", v < 0 ? 0 : v);
+			if (n < 0 || (size_t)n >= len - o)
+				break;
+			o += (size_t)n;
+			in++;
+		} else {
+			buf[o++] = *in;
+		}
+	}
+	buf[o] = '\0';
+}
+
+/* Open the log named by FF_IO_LOGFILE.  A file is created fresh (O_EXCL
+ * after removing a regular file we may replace) and never followed through
+ * a symlink; '+' appends (O_APPEND, O_NOFOLLOW as well). */
+static int open_log(void)
+{
+	const char *v = secure_getenv("FF_IO_LOGFILE");
+	char path[4096];
+	int append = 0, fd;
+
+	if (!v || !*v || strcmp(v, "stderr") == 0)
+		return 2;
+	if (strcmp(v, "stdout") == 0)
+		return 1;
+	if (*v == '+') {
+		append = 1;
+		v++;
+	}
+	expand_path(v, path, sizeof path);
+	ffio_real_init();
+	if (append) {
+		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	} else {
+		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
+	if (fd < 0) {
+		char msg[4200];
+		int n = snprintf(msg, sizeof msg, "ffio: cannot open FF_IO_LOGFILE %s: %s; logging to stderr\n",
+				 path, strerror(errno));
+		if (n > 0)
+			(void)!ffio_real.write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+		return 2;
+	}
+	return fd;
+}
+
+void ffio_log_raw(const char *text, size_t len)
+{
+	ffio_real_init();
+	ffio_in_lib++;
+	pthread_mutex_lock(&log_lock);
+	if (log_fd < 0 || log_pid != getpid()) {
+		/* A forked child with a %p log gets its own file. */
+		if (log_fd > 2 && log_pid != getpid()) {
+			const char *v = secure_getenv("FF_IO_LOGFILE");
+			if (v && strstr(v, "%p"))
+				ffio_real.close(log_fd);
+			else
+				goto keep;
+		}
+		log_fd = open_log();
+	keep:
+		log_pid = getpid();
+	}
+	while (len > 0) {
+		ssize_t n = ffio_real.write(log_fd, text, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		text += n;
+		len -= (size_t)n;
+	}
+	pthread_mutex_unlock(&log_lock);
+	ffio_in_lib--;
+}
+
+static void vlog(const char *fmt, va_list ap)
+{
+	char buf[2048];
+	int saved = errno;
+	int n = snprintf(buf, sizeof buf, "ffio: ");
+	int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+	size_t len;
+
+	if (m < 0)
+		m = 0;
+	len = (size_t)n + (size_t)m;
+	if (len > sizeof buf - 2)
+		len = sizeof buf - 2;
+	if (len == 0 || buf[len - 1] != '\n')
+		buf[len++] = '\n';
+	ffio_log_raw(buf, len);
+	errno = saved;
+}
+
+void ffio_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void ffio_log_once(int *key, const char *fmt, ...)
+{
+	va_list ap;
+	if (__atomic_exchange_n(key, 1, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void ffio_layer_label(const struct ffio_layer *l, char *buf, size_t len)
+{
+	const struct ffio_file *f = l->file;
+	const char *pattern = f && f->entry ? f->entry->pattern : "(direct)";
+	int n = snprintf(buf, len, "%s[%d] of %s", l->ops->name, l->index, pattern);
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (l->below && l->index > 0) {
+		/* Name the neighbours: "(below cache, above sys)". */
+		const struct ffio_layer *up = f->top;
+		while (up && up->below != l)
+			up = up->below;
+		snprintf(buf + n, len - (size_t)n, " (below %s, above %s)",
+			 up ? up->ops->name : "?", l->below->ops->name);
+	} else if (l->below) {
+		snprintf(buf + n, len - (size_t)n, " (above %s)", l->below->ops->name);
+	} else if (l->index > 0) {
+		const struct ffio_layer *up = f->top;
+		while (up && up->below != l)
+			up = up->below;
+		snprintf(buf + n, len - (size_t)n, " (below %s)", up ? up->ops->name : "?");
+	}
+}

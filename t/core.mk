@@ -1,1 +1,4 @@
-# t/core.mk -- tests of this area (TAP).
+# t/core.mk -- tests of the core (file table, stack walking, positions).
+check_PROGRAMS += t/core_file
+TESTS += t/core_file
+t_core_file_LDADD = libffio.la
