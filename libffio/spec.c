@@ -706,3 +706,21 @@ struct ffio_entry *ffio_spec_match(const struct ffio_spec *s, const char *path)
 	}
 	return NULL;
 }
+
+/* ---- one value ---------------------------------------------------------- */
+
+/* Parse text as a value of param pm (units, errno names, enum names, range),
+ * exactly as an argument of a layer.  Not in ffio-internal.h: the tests of
+ * the value syntax (t/spec_values.c) declare it themselves. */
+int ffio_spec_parse_value(const struct ffio_param *pm, const char *text, int64_t *out,
+			  char *err, size_t errlen);
+int ffio_spec_parse_value(const struct ffio_param *pm, const char *text, int64_t *out,
+			  char *err, size_t errlen)
+{
+	struct parser p = {.text = text, .source = "value", .err = err, .errlen = errlen,
+			   .entry_start = text, .entry_index = 1};
+
+	if (err && errlen)
+		err[0] = '\0';
+	return parse_value(&p, pm, text, strlen(text), out);
+}
