@@ -1,11 +1,804 @@
-/* layers/uring.c -- the uring bottom layer (placeholder: behaves as sys). */
+/* layers/uring.c -- the uring bottom layer: "uring:DEPTH" (flags .direct,
+ * .sqpoll).  It opens the file itself and implements the stack's
+ * asynchronous contract (submit / commit / reap) natively on an io_uring,
+ * one ring per open file, at most DEPTH requests in flight.  Synchronous
+ * calls take the fastest path per request: plain system calls, except large
+ * O_DIRECT transfers, which are split and run at queue depth.  Where
+ * io_uring cannot be set up it says so once and behaves as sys.  See
+ * ffio-uring(7).
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "ffio-internal.h"
+
+#define URING_DIRECT 0x1u
+#define URING_SQPOLL 0x2u
+
+static const struct ffio_flag uring_flags[] = {
+	{ .name = "direct", .bit = URING_DIRECT },
+	{ .name = "sqpoll", .bit = URING_SQPOLL },
+	{ NULL, 0, 0 },
+};
+
+static const struct ffio_param uring_params[] = {
+	{ .name = "depth", .type = FFIO_P_COUNT, .def = 64, .min = 1, .max = 4096 },
+	{ NULL, 0, 0, 0, 0, NULL },
+};
+
+#ifndef HAVE_LIBURING
 
 const struct ffio_layer_ops ffio_layer_uring = {
 	.name = "uring",
+	.flags = uring_flags,
+	.params = uring_params,
 	.kind = FFIO_LAYER_BOTTOM,
-	.size = sizeof(struct ffio_layer),
-	.unavailable = "the uring layer is not written yet",
+	.instance_size = sizeof(struct ffio_layer),
+	.unavailable = "built without liburing",
 	.fallback = "sys",
 };
+
+#else /* HAVE_LIBURING */
+
+#include <liburing.h>
+
+/* Synchronous O_DIRECT transfers of at least URING_SPLIT_MIN bytes are cut
+ * into URING_SPLIT_CHUNK pieces that run at queue depth (bench/uring_direct). */
+#define URING_SPLIT_MIN   (512u * 1024)
+#define URING_SPLIT_CHUNK (128u * 1024)
+
+/* One request in flight: the submitter's request and our progress on it. */
+struct uring_slot {
+	struct ffio_req *r;      /* NULL when the slot is free */
+	size_t want;             /* bytes asked for (read/write) */
+	size_t done;             /* bytes transferred so far */
+	struct iovec *tail;      /* the remainder after a short transfer (malloc'd) */
+	struct uring_slot *next_free;
+};
+
+enum { RING_NONE, RING_READY, RING_UNAVAILABLE };
+
+struct uring {
+	struct ffio_layer base;
+	unsigned depth;
+	unsigned flags;
+	int ring_state;            /* RING_* */
+	struct io_uring ring;
+	struct uring_slot *slots;  /* depth of them */
+	struct uring_slot *free;   /* free slots */
+	unsigned inflight;         /* slots in use (prepared or submitted) */
+	unsigned writes;           /* of which writes and syncs */
+	unsigned prepared;         /* SQEs prepared but not yet committed */
+	struct ffio_stats st;
+};
+
+static int uring_unavailable_logged;
+static int uring_sqpoll_logged;
+
+static struct uring *U(struct ffio_layer *l)
+{
+	return (struct uring *)l;
+}
+
+static void count(struct uring *u, int op, size_t bytes)
+{
+	u->st.count[op]++;
+	u->st.bytes[op] += bytes;
+}
+
+/* ---- the ring ------------------------------------------------------------ */
+
+/* Set the ring up on first use.  Returns 1 when the ring is ready, 0 when
+ * the layer runs as sys (io_uring unavailable here). */
+static int ring_ready(struct uring *u)
+{
+	if (u->ring_state == RING_READY)
+		return 1;
+	if (u->ring_state == RING_UNAVAILABLE)
+		return 0;
+
+	const char *off = getenv("FFIO_URING_DISABLE"); /* test and debug knob */
+	int err = -ENOSYS;
+	if (off && *off && strcmp(off, "0") != 0) {
+		err = -EPERM;
+	} else {
+		struct io_uring_params p;
+		memset(&p, 0, sizeof p);
+		if (u->flags & URING_SQPOLL) {
+			p.flags = IORING_SETUP_SQPOLL;
+			p.sq_thread_idle = 50; /* ms */
+			err = io_uring_queue_init_params(u->depth, &u->ring, &p);
+			if (err < 0) {
+				ffio_log_once(&uring_sqpoll_logged,
+					      "uring: .sqpoll not available here (%s); using a plain ring",
+					      strerror(-err));
+				memset(&p, 0, sizeof p);
+			}
+		}
+		if (!(u->flags & URING_SQPOLL) || err < 0)
+			err = io_uring_queue_init_params(u->depth, &u->ring, &p);
+	}
+	if (err < 0) {
+		ffio_log_once(&uring_unavailable_logged,
+			      "uring: io_uring cannot be set up here (%s); using sys instead",
+			      strerror(-err));
+		u->ring_state = RING_UNAVAILABLE;
+		return 0;
+	}
+	u->ring_state = RING_READY;
+	return 1;
+}
+
+/* Commit prepared SQEs: one io_uring_enter for all of them. */
+static int ring_commit(struct uring *u)
+{
+	while (u->prepared > 0) {
+		int n = io_uring_submit(&u->ring);
+		if (n == -EINTR)
+			continue;
+		if (n < 0)
+			return n;
+		if ((unsigned)n >= u->prepared)
+			u->prepared = 0;
+		else
+			u->prepared -= n;
+		if (n == 0 && io_uring_sq_ready(&u->ring) == 0)
+			u->prepared = 0;
+	}
+	return 0;
+}
+
+static struct io_uring_sqe *ring_sqe(struct uring *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+	if (!sqe) {
+		if (ring_commit(u) < 0)
+			return NULL;
+		sqe = io_uring_get_sqe(&u->ring);
+	}
+	return sqe;
+}
+
+/* The remaining part of a read or write after slot->done bytes: fills
+ * the iovec array and its count (the request's, or slot->tail). */
+static int slot_remainder(struct uring_slot *s, const struct iovec **iov, int *cnt)
+{
+	const struct ffio_req *r = s->r;
+	if (s->done == 0) {
+		*iov = r->iov;
+		*cnt = r->iovcnt;
+		return 0;
+	}
+	if (!s->tail) {
+		s->tail = malloc(sizeof *s->tail * (size_t)r->iovcnt);
+		if (!s->tail)
+			return -ENOMEM;
+	}
+	size_t skip = s->done;
+	int i = 0;
+	while (i < r->iovcnt && skip >= r->iov[i].iov_len)
+		skip -= r->iov[i++].iov_len;
+	int n = 0;
+	for (; i < r->iovcnt; i++, n++) {
+		s->tail[n].iov_base = (char *)r->iov[i].iov_base + skip;
+		s->tail[n].iov_len = r->iov[i].iov_len - skip;
+		skip = 0;
+	}
+	*iov = s->tail;
+	*cnt = n;
+	return 0;
+}
+
+/* Prepare the SQE for (the rest of) slot s.  No system call. */
+static int slot_prepare(struct uring *u, struct uring_slot *s)
+{
+	struct ffio_req *r = s->r;
+	struct io_uring_sqe *sqe = ring_sqe(u);
+	if (!sqe)
+		return -EAGAIN;
+	int fd = u->base.file->fd;
+	if (r->op == FFIO_OP_FSYNC || r->op == FFIO_OP_FDATASYNC) {
+		io_uring_prep_fsync(sqe, fd, r->op == FFIO_OP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
+		/* after everything submitted before it */
+		io_uring_sqe_set_flags(sqe, IOSQE_IO_DRAIN);
+	} else {
+		const struct iovec *iov;
+		int cnt;
+		int err = slot_remainder(s, &iov, &cnt);
+		if (err < 0) {
+			io_uring_prep_nop(sqe); /* give the SQE back harmlessly */
+			io_uring_sqe_set_data(sqe, NULL);
+			u->prepared++;
+			return err;
+		}
+		off_t off = r->off + (off_t)s->done;
+		if (r->op == FFIO_OP_READ) {
+			if (cnt == 1)
+				io_uring_prep_read(sqe, fd, iov[0].iov_base, iov[0].iov_len, off);
+			else
+				io_uring_prep_readv(sqe, fd, iov, cnt, off);
+		} else {
+			if (cnt == 1)
+				io_uring_prep_write(sqe, fd, iov[0].iov_base, iov[0].iov_len, off);
+			else
+				io_uring_prep_writev(sqe, fd, iov, cnt, off);
+		}
+	}
+	io_uring_sqe_set_data(sqe, s);
+	u->prepared++;
+	return 0;
+}
+
+static void slot_finish(struct uring *u, struct uring_slot *s, ssize_t res)
+{
+	struct ffio_req *r = s->r;
+	free(s->tail);
+	s->tail = NULL;
+	s->r = NULL;
+	s->next_free = u->free;
+	u->free = s;
+	u->inflight--;
+	if (r->op != FFIO_OP_READ)
+		u->writes--;
+	r->res = res;
+	r->done(r); /* last: it may submit again */
+}
+
+/* Handle one completion.  Returns 1 when a request completed, 0 when it
+ * was resubmitted for its remainder. */
+static int slot_complete(struct uring *u, struct uring_slot *s, int res)
+{
+	struct ffio_req *r = s->r;
+	if (r->op == FFIO_OP_FSYNC || r->op == FFIO_OP_FDATASYNC) {
+		if (res == -EINTR || res == -EAGAIN)
+			goto again;
+		slot_finish(u, s, res < 0 ? res : 0);
+		return 1;
+	}
+	if (res == -EINTR || res == -EAGAIN)
+		goto again;
+	if (res < 0) {
+		slot_finish(u, s, res);
+		return 1;
+	}
+	if (res == 0) {
+		/* end of file for a read; a write that makes no progress is an error */
+		if (r->op == FFIO_OP_WRITE && s->done < s->want)
+			slot_finish(u, s, -EIO);
+		else
+			slot_finish(u, s, (ssize_t)s->done);
+		return 1;
+	}
+	s->done += (size_t)res;
+	if (s->done >= s->want) {
+		slot_finish(u, s, (ssize_t)s->done);
+		return 1;
+	}
+again:;
+	int err = slot_prepare(u, s); /* the rest of a short transfer */
+	if (err < 0) {
+		slot_finish(u, s, err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Run the callbacks of completed requests; wait until at least min have
+ * completed (fewer if fewer are in flight).  Returns the number completed. */
+static int ring_reap(struct uring *u, unsigned min)
+{
+	int completed = 0;
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		int err = io_uring_peek_cqe(&u->ring, &cqe);
+		if (err == -EAGAIN) {
+			/* remainders of short transfers go to the kernel too */
+			err = ring_commit(u);
+			if (err < 0)
+				return err;
+			if ((unsigned)completed >= min || u->inflight == 0)
+				return completed;
+			err = io_uring_wait_cqe(&u->ring, &cqe);
+			if (err == -EINTR)
+				continue;
+		}
+		if (err < 0)
+			return err;
+		struct uring_slot *s = io_uring_cqe_get_data(cqe);
+		int res = cqe->res;
+		io_uring_cqe_seen(&u->ring, cqe);
+		if (s)
+			completed += slot_complete(u, s, res);
+	}
+}
+
+/* Wait until no request in flight conflicts with [off, off+len): writes
+ * (and syncs) always conflict; reads only with a write (write != 0). */
+static int ring_wait_overlap(struct uring *u, off_t off, size_t len, int write)
+{
+	for (;;) {
+		int busy = 0;
+		for (unsigned i = 0; i < u->depth && !busy; i++) {
+			const struct uring_slot *s = &u->slots[i];
+			if (!s->r || (!write && s->r->op == FFIO_OP_READ))
+				continue;
+			if (s->r->op == FFIO_OP_FSYNC || s->r->op == FFIO_OP_FDATASYNC)
+				busy = write;
+			else
+				busy = s->r->off < off + (off_t)len && off < s->r->off + (off_t)s->want;
+		}
+		if (!busy)
+			return 0;
+		int n = ring_reap(u, 1);
+		if (n < 0)
+			return n;
+	}
+}
+
+/* Wait for every write and sync in flight. */
+static int ring_wait_writes(struct uring *u)
+{
+	while (u->writes > 0) {
+		int n = ring_reap(u, 1);
+		if (n < 0)
+			return n;
+	}
+	return 0;
+}
+
+static int ring_wait_all(struct uring *u)
+{
+	while (u->inflight > 0) {
+		int n = ring_reap(u, u->inflight);
+		if (n < 0)
+			return n;
+	}
+	return 0;
+}
+
+/* ---- synchronous fallback for requests (ring unavailable) --------------- */
+
+static void sync_request(struct uring *u, struct ffio_req *r)
+{
+	int fd = u->base.file->fd;
+	ssize_t res = 0;
+	switch (r->op) {
+	case FFIO_OP_FSYNC:
+		res = ffio_real.fsync(fd) < 0 ? -errno : 0;
+		count(u, FFIO_STAT_SYNC, 0);
+		break;
+	case FFIO_OP_FDATASYNC:
+		res = ffio_real.fdatasync(fd) < 0 ? -errno : 0;
+		count(u, FFIO_STAT_SYNC, 0);
+		break;
+	case FFIO_OP_READ:
+	case FFIO_OP_WRITE: {
+		int err;
+		size_t want = ffio_iov_len(r->iov, r->iovcnt);
+		if (r->op == FFIO_OP_READ) {
+			size_t got = 0;
+			/* bottom: entering at ourselves reads the file */
+			err = 0;
+			while (got < want) {
+				struct iovec one = { 0 };
+				size_t skip = got;
+				int i = 0;
+				while (skip >= r->iov[i].iov_len)
+					skip -= r->iov[i++].iov_len;
+				one.iov_base = (char *)r->iov[i].iov_base + skip;
+				one.iov_len = r->iov[i].iov_len - skip;
+				ssize_t n = ffio_real.pread(fd, one.iov_base, one.iov_len, r->off + (off_t)got);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0) {
+					err = -errno;
+					break;
+				}
+				if (n == 0)
+					break;
+				got += (size_t)n;
+			}
+			count(u, FFIO_STAT_READ, got);
+			res = err < 0 ? err : (ssize_t)got;
+		} else {
+			size_t put = 0;
+			err = 0;
+			while (put < want) {
+				size_t skip = put;
+				int i = 0;
+				while (skip >= r->iov[i].iov_len)
+					skip -= r->iov[i++].iov_len;
+				ssize_t n = ffio_real.pwrite(fd, (char *)r->iov[i].iov_base + skip,
+							     r->iov[i].iov_len - skip, r->off + (off_t)put);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n <= 0) {
+					err = n < 0 ? -errno : -EIO;
+					break;
+				}
+				put += (size_t)n;
+			}
+			count(u, FFIO_STAT_WRITE, put);
+			res = err < 0 ? err : (ssize_t)put;
+		}
+		break;
+	}
+	}
+	r->res = res;
+	r->done(r);
+}
+
+/* ---- the asynchronous contract ------------------------------------------ */
+
+static int uring_submit(struct ffio_layer *l, struct ffio_req *r)
+{
+	struct uring *u = U(l);
+	if (!ring_ready(u)) {
+		sync_request(u, r);
+		return 0;
+	}
+	int err;
+	if (r->op == FFIO_OP_READ || r->op == FFIO_OP_WRITE) {
+		/* keep overlapping requests in order (write after read/write,
+		 * read after write) */
+		err = ring_wait_overlap(u, r->off, ffio_iov_len(r->iov, r->iovcnt),
+					r->op == FFIO_OP_WRITE);
+		if (err < 0)
+			return err;
+	}
+	while (!u->free) { /* back-pressure: DEPTH requests in flight */
+		err = ring_reap(u, 1);
+		if (err < 0)
+			return err;
+	}
+	struct uring_slot *s = u->free;
+	u->free = s->next_free;
+	s->r = r;
+	s->done = 0;
+	s->tail = NULL;
+	s->want = r->op == FFIO_OP_READ || r->op == FFIO_OP_WRITE ? ffio_iov_len(r->iov, r->iovcnt) : 0;
+	r->next = NULL;
+	u->inflight++;
+	if (r->op != FFIO_OP_READ)
+		u->writes++;
+	switch (r->op) {
+	case FFIO_OP_READ: count(u, FFIO_STAT_READ, s->want); break;
+	case FFIO_OP_WRITE: count(u, FFIO_STAT_WRITE, s->want); break;
+	default: count(u, FFIO_STAT_SYNC, 0); break;
+	}
+	if (s->want == 0 && (r->op == FFIO_OP_READ || r->op == FFIO_OP_WRITE)) {
+		slot_finish(u, s, 0);
+		return 0;
+	}
+	err = slot_prepare(u, s);
+	if (err < 0) {
+		/* the slot was taken but nothing is in flight for it */
+		free(s->tail);
+		s->tail = NULL;
+		s->r = NULL;
+		s->next_free = u->free;
+		u->free = s;
+		u->inflight--;
+		if (r->op != FFIO_OP_READ)
+			u->writes--;
+		return err;
+	}
+	return 0;
+}
+
+static int uring_commit(struct ffio_layer *l)
+{
+	struct uring *u = U(l);
+	if (u->ring_state != RING_READY)
+		return 0;
+	return ring_commit(u);
+}
+
+static int uring_reap(struct ffio_layer *l, unsigned min)
+{
+	struct uring *u = U(l);
+	if (u->ring_state != RING_READY)
+		return 0;
+	return ring_reap(u, min);
+}
+
+/* ---- synchronous methods --------------------------------------------------- */
+
+struct split_chunk {
+	struct ffio_req r;
+	struct iovec iov;
+	int *pending;
+};
+
+static void split_done(struct ffio_req *r)
+{
+	struct split_chunk *c = r->data;
+	(*c->pending)--;
+}
+
+/* A large O_DIRECT transfer, cut into chunks that run at queue depth.
+ * Returns the bytes of the leading run that completed in full, or the
+ * first error when nothing was transferred. */
+static ssize_t split_transfer(struct uring *u, enum ffio_op op, void *buf, size_t n, off_t off)
+{
+	size_t nchunks = (n + URING_SPLIT_CHUNK - 1) / URING_SPLIT_CHUNK;
+	struct split_chunk *c = calloc(nchunks, sizeof *c);
+	if (!c)
+		return -ENOMEM;
+	int pending = 0;
+	ssize_t err = 0;
+	size_t i;
+	for (i = 0; i < nchunks; i++) {
+		size_t at = i * URING_SPLIT_CHUNK;
+		c[i].iov.iov_base = (char *)buf + at;
+		c[i].iov.iov_len = n - at < URING_SPLIT_CHUNK ? n - at : URING_SPLIT_CHUNK;
+		c[i].r = (struct ffio_req){ .op = op, .iov = &c[i].iov, .iovcnt = 1,
+					    .off = off + (off_t)at, .done = split_done,
+					    .data = &c[i] };
+		c[i].pending = &pending;
+		pending++;
+		err = uring_submit(&u->base, &c[i].r);
+		if (err < 0) {
+			pending--;
+			break;
+		}
+	}
+	size_t submitted = i;
+	if (ring_commit(u) < 0 && err == 0)
+		err = -EIO;
+	while (pending > 0) {
+		int r = ring_reap(u, 1);
+		if (r < 0) {
+			/* cannot lose track of chunks that refer to c: wait them out */
+			err = err ? err : r;
+			if (ring_wait_all(u) < 0)
+				abort();
+			break;
+		}
+	}
+	size_t total = 0;
+	for (i = 0; i < submitted; i++) {
+		if (c[i].r.res < 0) {
+			if (total == 0)
+				err = c[i].r.res;
+			break;
+		}
+		total += (size_t)c[i].r.res;
+		if ((size_t)c[i].r.res < c[i].iov.iov_len)
+			break;
+	}
+	free(c);
+	return total > 0 || err == 0 ? (ssize_t)total : err;
+}
+
+static int use_split(struct uring *u, size_t n)
+{
+	return (u->flags & URING_DIRECT) && n >= URING_SPLIT_MIN && ring_ready(u);
+}
+
+static ssize_t uring_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
+{
+	struct uring *u = U(l);
+	if (u->inflight) {
+		int err = ring_wait_overlap(u, off, n, 0);
+		if (err < 0)
+			return err;
+	}
+	if (use_split(u, n))
+		return split_transfer(u, FFIO_OP_READ, buf, n, off);
+	ssize_t got = ffio_real.pread(l->file->fd, buf, n, off);
+	if (got < 0)
+		return -errno;
+	count(u, FFIO_STAT_READ, (size_t)got);
+	return got;
+}
+
+static ssize_t uring_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
+{
+	struct uring *u = U(l);
+	if (u->inflight) {
+		int err = ring_wait_overlap(u, off, n, 1);
+		if (err < 0)
+			return err;
+	}
+	if (use_split(u, n))
+		return split_transfer(u, FFIO_OP_WRITE, (void *)buf, n, off);
+	ssize_t put = ffio_real.pwrite(l->file->fd, buf, n, off);
+	if (put < 0)
+		return -errno;
+	count(u, FFIO_STAT_WRITE, (size_t)put);
+	return put;
+}
+
+static ssize_t uring_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
+{
+	struct uring *u = U(l);
+	if (iovcnt == 1)
+		return uring_pread(l, iov[0].iov_base, iov[0].iov_len, off);
+	if (u->inflight) {
+		int err = ring_wait_overlap(u, off, ffio_iov_len(iov, iovcnt), 0);
+		if (err < 0)
+			return err;
+	}
+	ssize_t got = ffio_real.preadv(l->file->fd, iov, iovcnt, off);
+	if (got < 0)
+		return -errno;
+	count(u, FFIO_STAT_READ, (size_t)got);
+	return got;
+}
+
+static ssize_t uring_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
+{
+	struct uring *u = U(l);
+	if (iovcnt == 1)
+		return uring_pwrite(l, iov[0].iov_base, iov[0].iov_len, off);
+	if (u->inflight) {
+		int err = ring_wait_overlap(u, off, ffio_iov_len(iov, iovcnt), 1);
+		if (err < 0)
+			return err;
+	}
+	ssize_t put = ffio_real.pwritev(l->file->fd, iov, iovcnt, off);
+	if (put < 0)
+		return -errno;
+	count(u, FFIO_STAT_WRITE, (size_t)put);
+	return put;
+}
+
+/* Push: everything prepared goes to the kernel, and every write in flight
+ * completes (its callback runs). */
+static int uring_flush(struct ffio_layer *l)
+{
+	struct uring *u = U(l);
+	if (u->ring_state != RING_READY)
+		return 0;
+	int err = ring_commit(u);
+	if (err < 0)
+		return err;
+	return ring_wait_writes(u);
+}
+
+static int uring_fsync(struct ffio_layer *l, int datasync)
+{
+	struct uring *u = U(l);
+	int err = uring_flush(l);
+	if (err < 0)
+		return err;
+	count(u, FFIO_STAT_SYNC, 0);
+	int rc = datasync ? ffio_real.fdatasync(l->file->fd) : ffio_real.fsync(l->file->fd);
+	return rc < 0 ? -errno : 0;
+}
+
+static int uring_truncate(struct ffio_layer *l, off_t len)
+{
+	struct uring *u = U(l);
+	int err = uring_flush(l);
+	if (err < 0)
+		return err;
+	count(u, FFIO_STAT_TRUNCATE, 0);
+	return ffio_real.ftruncate(l->file->fd, len) < 0 ? -errno : 0;
+}
+
+static int uring_size(struct ffio_layer *l, off_t *len)
+{
+	struct uring *u = U(l);
+	if (u->writes) {
+		int err = uring_flush(l); /* the size includes writes in flight */
+		if (err < 0)
+			return err;
+	}
+	struct stat st;
+	if (ffio_real.fstat(l->file->fd, &st) < 0)
+		return -errno;
+	*len = st.st_size;
+	return 0;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+static int uring_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct uring *u = U(l);
+	u->depth = (unsigned)l->spec->arg[0];
+	u->flags = l->spec->flags;
+	u->slots = calloc(u->depth, sizeof *u->slots);
+	if (!u->slots)
+		return -ENOMEM;
+	for (unsigned i = 0; i < u->depth; i++)
+		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
+	u->free = &u->slots[0];
+	snprintf(u->st.layer, sizeof u->st.layer, "uring");
+	u->st.position = l->index;
+
+	flags &= ~O_APPEND; /* the core appends at the logical end */
+	if (u->flags & URING_DIRECT)
+		flags |= O_DIRECT;
+	int fd = ffio_real.openat(dirfd, path, flags, mode);
+	if (fd < 0) {
+		int err = -errno;
+		free(u->slots);
+		u->slots = NULL;
+		return err;
+	}
+	l->file->fd = fd;
+	count(u, FFIO_STAT_OPEN, 0);
+	ring_ready(u); /* now, so that "unavailable" is said at open */
+	return 0;
+}
+
+static int uring_close(struct ffio_layer *l)
+{
+	struct uring *u = U(l);
+	int err = 0;
+	if (u->ring_state == RING_READY) {
+		int e = ring_commit(u);
+		if (e == 0)
+			e = ring_wait_all(u);
+		err = e;
+		io_uring_queue_exit(&u->ring);
+		u->ring_state = RING_NONE;
+	}
+	free(u->slots);
+	u->slots = NULL;
+	count(u, FFIO_STAT_CLOSE, 0);
+	if (l->file->fd >= 0 && ffio_real.close(l->file->fd) < 0 && err == 0)
+		err = -errno;
+	l->file->fd = -1;
+	return err;
+}
+
+/* In the child after fork: the ring (its memory and its completions) is the
+ * parent's.  Drop it and every request in flight without running their
+ * callbacks; a fresh ring is set up on next use. */
+static void uring_atfork_child(struct ffio_layer *l)
+{
+	struct uring *u = U(l);
+	if (u->ring_state == RING_READY)
+		io_uring_queue_exit(&u->ring); /* unmaps and closes our copy only */
+	if (u->ring_state != RING_UNAVAILABLE)
+		u->ring_state = RING_NONE;
+	for (unsigned i = 0; i < u->depth; i++) {
+		free(u->slots[i].tail);
+		u->slots[i].tail = NULL;
+		u->slots[i].r = NULL;
+		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
+	}
+	u->free = u->depth ? &u->slots[0] : NULL;
+	u->inflight = u->writes = u->prepared = 0;
+}
+
+static int uring_stats(struct ffio_layer *l, struct ffio_stats *st)
+{
+	*st = U(l)->st;
+	return 0;
+}
+
+const struct ffio_layer_ops ffio_layer_uring = {
+	.name = "uring",
+	.flags = uring_flags,
+	.params = uring_params,
+	.kind = FFIO_LAYER_BOTTOM,
+	.instance_size = sizeof(struct uring),
+	.open = uring_open,
+	.close = uring_close,
+	.pread = uring_pread,
+	.pwrite = uring_pwrite,
+	.preadv = uring_preadv,
+	.pwritev = uring_pwritev,
+	.flush = uring_flush,
+	.fsync = uring_fsync,
+	.truncate = uring_truncate,
+	.size = uring_size,
+	.submit = uring_submit,
+	.commit = uring_commit,
+	.reap = uring_reap,
+	.stats = uring_stats,
+	.atfork_child = uring_atfork_child,
+};
+
+#endif /* HAVE_LIBURING */

@@ -1,17 +1,165 @@
-/* libffio/bufpool.c -- aligned buffers for cache pages (placeholder: mmap). */
+/* libffio/bufpool.c -- the buffer pool: aligned buffers for cache pages and
+ * other large I/O buffers (ffio_buf_alloc / ffio_buf_free).
+ *
+ * With jemalloc: one private arena (mallctl "arenas.create"), allocations
+ * with mallocx(MALLOCX_ARENA | MALLOCX_ALIGN | MALLOCX_TCACHE_NONE) and
+ * freed with dallocx; only these prefixed entry points are called, so the
+ * host program's malloc/free stay its own (see ffio-uring(7)).  Without
+ * jemalloc (or when the arena cannot be created): mmap, with a small cache
+ * of freed buffers so that pages that come and go do not cost a system call
+ * each time.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#ifdef HAVE_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 #include "ffio-internal.h"
 
+/* ---- mmap with a cache of freed buffers ---------------------------------- */
+
+#define POOL_CACHED 64 /* freed mmap buffers kept for reuse */
+
+struct pool_entry {
+	void *p;
+	size_t size;
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pool_entry pool_cache[POOL_CACHED];
+static int pool_ncached;
+
+static size_t page_size(void)
+{
+	static size_t ps;
+	if (!ps) {
+		long v = sysconf(_SC_PAGESIZE);
+		ps = v > 0 ? (size_t)v : 4096;
+	}
+	return ps;
+}
+
+static size_t round_up(size_t n, size_t a)
+{
+	return (n + a - 1) / a * a;
+}
+
+static void *map_alloc(size_t size, size_t align)
+{
+	size_t ps = page_size();
+	size_t len = round_up(size ? size : 1, ps);
+
+	if (align <= ps) {
+		pthread_mutex_lock(&pool_lock);
+		for (int i = 0; i < pool_ncached; i++) {
+			if (pool_cache[i].size == len) {
+				void *p = pool_cache[i].p;
+				pool_cache[i] = pool_cache[--pool_ncached];
+				pthread_mutex_unlock(&pool_lock);
+				return p;
+			}
+		}
+		pthread_mutex_unlock(&pool_lock);
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? NULL : p;
+	}
+
+	/* larger alignment: map more and trim both ends */
+	size_t over = len + align;
+	char *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	char *p = (char *)round_up((uintptr_t)raw, align);
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw));
+	size_t tail = (size_t)(raw + over - (p + len));
+	if (tail)
+		munmap(p + len, tail);
+	return p;
+}
+
+static void map_free(void *p, size_t size)
+{
+	size_t len = round_up(size ? size : 1, page_size());
+
+	pthread_mutex_lock(&pool_lock);
+	if (pool_ncached < POOL_CACHED) {
+		pool_cache[pool_ncached++] = (struct pool_entry){ p, len };
+		pthread_mutex_unlock(&pool_lock);
+		return;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	munmap(p, len);
+}
+
+/* ---- jemalloc private arena ---------------------------------------------- */
+
+#ifdef HAVE_JEMALLOC
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+static unsigned arena_index;
+static int arena_ok;
+
+static void arena_create(void)
+{
+	unsigned idx;
+	size_t len = sizeof idx;
+	if (mallctl("arenas.create", &idx, &len, NULL, 0) == 0) {
+		arena_index = idx;
+		arena_ok = 1;
+	}
+}
+
+/* jemalloc's flags for this allocation */
+static int arena_flags(size_t align)
+{
+	int flags = MALLOCX_ARENA(arena_index) | MALLOCX_TCACHE_NONE;
+	if (align > 1)
+		flags |= MALLOCX_ALIGN(align);
+	return flags;
+}
+#endif
+
+/* Alignment a buffer gets: at least a page, or the requested power of two. */
+static size_t pool_align(size_t align)
+{
+	size_t ps = page_size();
+	if (align < ps)
+		return ps;
+	if (align & (align - 1)) /* not a power of two: round up */
+		align = (size_t)1 << (64 - __builtin_clzl(align));
+	return align;
+}
+
+/* The allocator is chosen once per process and never changes, so
+ * ffio_buf_free knows where a buffer came from.  Contents are not zeroed. */
 void *ffio_buf_alloc(size_t size, size_t align)
 {
-	(void)align;
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	align = pool_align(align);
+#ifdef HAVE_JEMALLOC
+	pthread_once(&arena_once, arena_create);
+	if (arena_ok)
+		return mallocx(size ? size : 1, arena_flags(align));
+#endif
+	return map_alloc(size, align);
 }
 
 void ffio_buf_free(void *p, size_t size)
 {
-	if (p)
-		munmap(p, size);
+	if (!p)
+		return;
+#ifdef HAVE_JEMALLOC
+	if (arena_ok) {
+		dallocx(p, MALLOCX_TCACHE_NONE);
+		return;
+	}
+#endif
+	map_free(p, size);
 }
