@@ -1,0 +1,414 @@
+/* bench/progio.c -- Program I and Program II of the ADIO paper, in three
+ * versions chosen with -v: posix (explicit lseek before every write/read,
+ * as the paper's PFS/PIOFS versions; run directly or with libffio
+ * preloaded), ffapi (the same calls written to ffopen/ffseek/ffwrite/ffread;
+ * built as progio-ffapi, linked with libffio) and mpiio
+ * (MPI_File_write_at/read_at with offsets, no seeks; ROMIO raw, or over
+ * ffio when preloaded).
+ *
+ * Program I: each process its own file.  Program II: one common file, the
+ * data of the processes in rank order.  Each process writes SIZE bytes (in
+ * requests of REQ bytes) and reads them back, ITERS times, and checks every
+ * byte it read against a pattern depending on rank, iteration and offset.
+ *
+ * Every iteration reaches the file: the file is opened for the write phase
+ * and closed (a flush point for every ffio stack), then opened again for the
+ * read phase (so reads start with empty ffio caches and come from the file)
+ * and closed.  With --fsync the write phase also ends in fsync (the kernel's
+ * sync).  Opens, closes and syncs are inside the timed I/O phases; filling
+ * and checking buffers are not.  Rank 0 prints one line:
+ *   RESULT prog=1 version=posix procs=4 size=... iters=... req=... io=SECONDS ...
+ * where io is the maximum over ranks of each rank's total I/O time.  The
+ * exit status is non-zero if any byte read back was wrong.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#ifdef PROGIO_FFAPI
+#include "ffio.h"
+#endif
+
+enum version { V_POSIX, V_FFAPI, V_MPIIO };
+static const char *const version_name[] = { "posix", "ffapi", "mpiio" };
+
+struct options {
+	int prog;          /* 1 or 2 */
+	enum version version;
+	size_t size;       /* bytes per process per iteration */
+	size_t req;        /* request size */
+	int iters;
+	const char *dir;
+	const char *spec;  /* ffapi: the stack given to ffopen (NULL: FF_IO_OPTS) */
+	const char *label; /* echoed in the RESULT line */
+	int fsync;
+	int keep;
+	int corrupt;       /* test only: write one wrong byte */
+};
+
+static int rank, nprocs;
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "progio: rank %d: %s: %s\n", rank, what, strerror(err));
+	MPI_Abort(MPI_COMM_WORLD, 2);
+	exit(2);
+}
+
+static void usage(void)
+{
+	if (rank == 0)
+		fprintf(stderr,
+			"usage: progio [-p 1|2] [-v posix|ffapi|mpiio] [-s SIZE] [-r REQ] [-i ITERS]\n"
+			"              [-d DIR] [-S SPEC] [-l LABEL] [--fsync] [--keep] [--corrupt]\n"
+			"  -p  program: 1 = a file per process, 2 = one common file (default 1)\n"
+			"  -v  version (default posix; ffapi needs the progio-ffapi build)\n"
+			"  -s  bytes per process and iteration (default 1m)\n"
+			"  -r  request size (default: SIZE, one request)\n"
+			"  -i  iterations (default 10)\n"
+			"  -d  directory of the files (default .)\n"
+			"  -S  ffapi: stack for ffopen (default: the FF_IO_OPTS entry)\n"
+			"  --fsync    fsync at the end of each write phase\n"
+			"  --keep     keep the files\n"
+			"  --corrupt  (tests only) write one wrong byte, so the check fails\n");
+	MPI_Finalize();
+	exit(2);
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end || v == 0 || v > (unsigned long long)SSIZE_MAX)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	*o = (struct options){ .prog = 1, .version = V_POSIX, .size = 1 << 20,
+			       .iters = 10, .dir = "." };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--fsync")) {
+			o->fsync = 1;
+		} else if (!strcmp(a, "--keep")) {
+			o->keep = 1;
+		} else if (!strcmp(a, "--corrupt")) {
+			o->corrupt = 1;
+		} else if (a[0] == '-' && a[1] && !a[2] && strchr("pvsridSl", a[1]) && v) {
+			i++;
+			switch (a[1]) {
+			case 'p':
+				o->prog = atoi(v);
+				if (o->prog != 1 && o->prog != 2)
+					usage();
+				break;
+			case 'v': {
+				int k;
+				for (k = 0; k < 3 && strcmp(v, version_name[k]); k++)
+					;
+				if (k == 3)
+					usage();
+				o->version = (enum version)k;
+				break;
+			}
+			case 's': if (parse_size(v, &o->size)) usage(); break;
+			case 'r': if (parse_size(v, &o->req)) usage(); break;
+			case 'i':
+				o->iters = atoi(v);
+				if (o->iters < 1)
+					usage();
+				break;
+			case 'd': o->dir = v; break;
+			case 'S': o->spec = v; break;
+			case 'l': o->label = v; break;
+			}
+		} else {
+			usage();
+		}
+	}
+	if (o->req == 0 || o->req > o->size)
+		o->req = o->size;
+#ifndef PROGIO_FFAPI
+	if (o->version == V_FFAPI) {
+		if (rank == 0)
+			fprintf(stderr, "progio: -v ffapi needs the progio-ffapi build\n");
+		MPI_Finalize();
+		exit(2);
+	}
+#endif
+}
+
+/* ---- the data pattern: a function of (rank, iteration, offset) ---------- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t pattern_seed(int iter)
+{
+	return ((uint64_t)(unsigned)rank << 40) ^ ((uint64_t)(unsigned)iter << 20) ^ 0x5eedull;
+}
+
+/* The 8 bytes at offset 8*k of this rank's data in iteration iter. */
+static uint64_t pattern_word(uint64_t seed, size_t k)
+{
+	return mix64(seed ^ ((uint64_t)k * 0xd1b54a32d192ed03ull));
+}
+
+static void pattern_fill(unsigned char *buf, size_t n, int iter)
+{
+	uint64_t seed = pattern_seed(iter);
+	size_t k;
+	for (k = 0; (k + 1) * 8 <= n; k++) {
+		uint64_t w = pattern_word(seed, k);
+		memcpy(buf + 8 * k, &w, 8);
+	}
+	if (8 * k < n) {
+		uint64_t w = pattern_word(seed, k);
+		memcpy(buf + 8 * k, &w, n - 8 * k);
+	}
+}
+
+/* Number of wrong bytes in buf; reports the first one. */
+static size_t pattern_check(const unsigned char *buf, size_t n, int iter)
+{
+	uint64_t seed = pattern_seed(iter);
+	size_t wrong = 0;
+	for (size_t k = 0; 8 * k < n; k++) {
+		uint64_t w = pattern_word(seed, k);
+		unsigned char want[8];
+		size_t len = n - 8 * k < 8 ? n - 8 * k : 8;
+		memcpy(want, &w, 8);
+		if (memcmp(buf + 8 * k, want, len) == 0)
+			continue;
+		for (size_t j = 0; j < len; j++) {
+			if (buf[8 * k + j] == want[j])
+				continue;
+			if (wrong == 0)
+				fprintf(stderr,
+					"progio: rank %d: iteration %d: byte %zu read back 0x%02x, "
+					"written 0x%02x\n",
+					rank, iter, 8 * k + j, buf[8 * k + j], want[j]);
+			wrong++;
+		}
+	}
+	return wrong;
+}
+
+/* ---- the I/O of one phase, per version ------------------------------------ */
+
+/* Offset of this rank's data in its file. */
+static off_t data_base(const struct options *o)
+{
+	return o->prog == 2 ? (off_t)rank * (off_t)o->size : 0;
+}
+
+static void posix_phase(const struct options *o, const char *path, int writing,
+			unsigned char *buf)
+{
+	int fd = writing ? open(path, O_WRONLY | O_CREAT, 0644) : open(path, O_RDONLY);
+	if (fd < 0)
+		die(path, errno);
+	for (size_t off = 0; off < o->size; off += o->req) {
+		size_t n = o->size - off < o->req ? o->size - off : o->req;
+		if (lseek(fd, data_base(o) + (off_t)off, SEEK_SET) < 0)
+			die("lseek", errno);
+		size_t done = 0;
+		while (done < n) {
+			ssize_t r = writing ? write(fd, buf + off + done, n - done)
+					    : read(fd, buf + off + done, n - done);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				die(writing ? "write" : "read", errno);
+			if (r == 0)
+				die("read: unexpected end of file", EIO);
+			done += (size_t)r;
+		}
+	}
+	if (writing && o->fsync && fsync(fd) < 0)
+		die("fsync", errno);
+	if (close(fd) < 0)
+		die("close", errno);
+}
+
+#ifdef PROGIO_FFAPI
+static void ffapi_phase(const struct options *o, const char *path, int writing,
+			unsigned char *buf)
+{
+	int fd = writing ? ffopen(path, O_WRONLY | O_CREAT, 0644, o->spec)
+			 : ffopen(path, O_RDONLY, 0, o->spec);
+	if (fd < 0)
+		die(path, errno);
+	for (size_t off = 0; off < o->size; off += o->req) {
+		size_t n = o->size - off < o->req ? o->size - off : o->req;
+		if (ffseek(fd, data_base(o) + (off_t)off, SEEK_SET) < 0)
+			die("ffseek", errno);
+		size_t done = 0;
+		while (done < n) {
+			ssize_t r = writing ? ffwrite(fd, buf + off + done, n - done)
+					    : ffread(fd, buf + off + done, n - done);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				die(writing ? "ffwrite" : "ffread", errno);
+			if (r == 0)
+				die("ffread: unexpected end of file", EIO);
+			done += (size_t)r;
+		}
+	}
+	if (writing && o->fsync && fffsync(fd) < 0)
+		die("fffsync", errno);
+	if (ffclose(fd) < 0)
+		die("ffclose", errno);
+}
+#endif
+
+static void mpi_check(int rc, const char *what)
+{
+	if (rc == MPI_SUCCESS)
+		return;
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	MPI_Error_string(rc, msg, &len);
+	fprintf(stderr, "progio: rank %d: %s: %s\n", rank, what, msg);
+	MPI_Abort(MPI_COMM_WORLD, 2);
+	exit(2);
+}
+
+static void mpiio_phase(const struct options *o, const char *path, int writing,
+			unsigned char *buf)
+{
+	MPI_Comm comm = o->prog == 2 ? MPI_COMM_WORLD : MPI_COMM_SELF;
+	int mode = writing ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
+	MPI_File fh;
+	mpi_check(MPI_File_open(comm, path, mode, MPI_INFO_NULL, &fh), path);
+	for (size_t off = 0; off < o->size; off += o->req) {
+		size_t n = o->size - off < o->req ? o->size - off : o->req;
+		MPI_Offset at = (MPI_Offset)data_base(o) + (MPI_Offset)off;
+		MPI_Status st;
+		int count = -1;
+		if (n > INT_MAX)
+			die("request larger than INT_MAX", EINVAL);
+		if (writing)
+			mpi_check(MPI_File_write_at(fh, at, buf + off, (int)n, MPI_BYTE, &st),
+				  "MPI_File_write_at");
+		else
+			mpi_check(MPI_File_read_at(fh, at, buf + off, (int)n, MPI_BYTE, &st),
+				  "MPI_File_read_at");
+		mpi_check(MPI_Get_count(&st, MPI_BYTE, &count), "MPI_Get_count");
+		if (count != (int)n)
+			die(writing ? "MPI_File_write_at: short" : "MPI_File_read_at: short", EIO);
+	}
+	if (writing && o->fsync)
+		mpi_check(MPI_File_sync(fh), "MPI_File_sync");
+	mpi_check(MPI_File_close(&fh), "MPI_File_close");
+}
+
+static void phase(const struct options *o, const char *path, int writing, unsigned char *buf)
+{
+	switch (o->version) {
+	case V_POSIX: posix_phase(o, path, writing, buf); break;
+#ifdef PROGIO_FFAPI
+	case V_FFAPI: ffapi_phase(o, path, writing, buf); break;
+#else
+	case V_FFAPI: break;
+#endif
+	case V_MPIIO: mpiio_phase(o, path, writing, buf); break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	char path[PATH_MAX];
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	parse_options(argc, argv, &o);
+
+	if (o.prog == 1)
+		snprintf(path, sizeof path, "%s/progio1.%d.dat", o.dir, rank);
+	else
+		snprintf(path, sizeof path, "%s/progio2.dat", o.dir);
+
+	unsigned char *wbuf = malloc(o.size), *rbuf = malloc(o.size);
+	if (!wbuf || !rbuf)
+		die("malloc", ENOMEM);
+
+	/* A fresh file: the first iteration must not read an old run's data. */
+	if (o.prog == 1 || rank == 0) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			die(path, errno);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	double t_write = 0, t_read = 0;
+	size_t wrong = 0;
+	for (int it = 0; it < o.iters; it++) {
+		pattern_fill(wbuf, o.size, it);
+		if (o.corrupt && rank == nprocs - 1 && it == o.iters - 1)
+			wbuf[o.size / 2] ^= 0x40;
+		memset(rbuf, 0xa5, o.size);
+
+		double t0 = MPI_Wtime();
+		phase(&o, path, 1, wbuf);
+		double t1 = MPI_Wtime();
+		phase(&o, path, 0, rbuf);
+		double t2 = MPI_Wtime();
+		t_write += t1 - t0;
+		t_read += t2 - t1;
+
+		wrong += pattern_check(rbuf, o.size, it);
+	}
+
+	double mine[3] = { t_write + t_read, t_write, t_read }, maxv[3], minv;
+	unsigned long long wrong_all = 0, wrong_mine = wrong;
+	MPI_Reduce(mine, maxv, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&mine[0], &minv, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+	MPI_Allreduce(&wrong_mine, &wrong_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+		      MPI_COMM_WORLD);
+
+	if (!o.keep) {
+		MPI_Barrier(MPI_COMM_WORLD);
+		if ((o.prog == 1 || rank == 0) && unlink(path) < 0)
+			die(path, errno);
+	}
+	if (rank == 0) {
+		printf("RESULT prog=%d version=%s procs=%d size=%zu iters=%d req=%zu fsync=%d "
+		       "io=%.6f write=%.6f read=%.6f io_min=%.6f wrong=%llu verify=%s label=%s\n",
+		       o.prog, version_name[o.version], nprocs, o.size, o.iters, o.req, o.fsync,
+		       maxv[0], maxv[1], maxv[2], minv, wrong_all, wrong_all ? "FAILED" : "ok",
+		       o.label ? o.label : "-");
+		fflush(stdout);
+	}
+	free(wbuf);
+	free(rbuf);
+	MPI_Finalize();
+	return wrong_all ? 1 : 0;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# t/bench_harness.sh -- the benchmark harness (bench/run-bench) at tiny
+# sizes: a run over every version and case writes the tables and the CSV
+# with one row per case; a run whose program reads back a wrong byte makes
+# the harness fail loudly.
+if [ -z "$MPIEXEC" ] || [ ! -x "$top_builddir/bench/progio" ]; then
+	echo "1..0 # SKIP MPI not configured (bench/progio not built)"
+	exit 0
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_harness.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+harness="$top_srcdir/bench/run-bench --builddir $top_builddir --out $dir/res --dir $dir/work \
+--procs 2 --reps 1 --iters 1 --size 16k --reqs 4k --cache cache:16k:4:1 --no-others"
+n=0 failed=0
+ok() { # condition-status description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+echo "1..8"
+
+bash $harness --progs 2 >"$dir/out" 2>"$dir/err"
+rc=$?
+ok $rc "a tiny run over every case succeeds"
+[ $rc = 0 ] || sed 's/^/# /' "$dir/err" | tail -n 20
+# 2 direct versions + 3 versions x 3 cases, on the local disk and the simulated one
+rows=$(($(wc -l <"$dir/res/progio.csv") - 1))
+test "$rows" = 20; ok $? "the summary CSV has one row per case (got $rows, expected 20)"
+runs=$(grep -c '^2,' "$dir/res/progio-runs.csv")
+test "$runs" = 20; ok $? "the runs CSV has one row per run (got $runs, expected 20)"
+grep -q '^  POSIX direct .* 1\.00x' "$dir/out"; ok $? "the local table gives POSIX direct the ratio 1.00"
+grep -q '^  MPI-IO via ffio ' "$dir/out"; ok $? "the table has the MPI-IO via ffio row"
+grep -q 'simulated parallel file system' "$dir/out"; ok $? "a table for the simulated file system"
+
+bash $harness --progs 1 --no-sim --extra-args --corrupt >"$dir/out" 2>"$dir/err"
+rc=$?
+test $rc -ne 0; ok $? "a wrong read-back fails the harness (exit $rc)"
+grep -q 'FAILED: WRONG DATA READ BACK' "$dir/err"; ok $? "and says so loudly"
+exit $((failed > 0))
