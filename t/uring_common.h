@@ -3,6 +3,8 @@
 #ifndef URING_COMMON_H
 #define URING_COMMON_H
 
+#include "config.h" /* _GNU_SOURCE, HAVE_LIBURING */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,7 +18,7 @@
 
 static char ut_dir[256];
 
-static void ut_cleanup(void)
+static inline void ut_cleanup(void)
 {
 	char cmd[300];
 	if (ut_dir[0]) {
@@ -28,7 +30,7 @@ static void ut_cleanup(void)
 
 /* A fresh scratch directory in the build tree (a real disk file system,
  * so that O_DIRECT works), removed at exit. */
-static const char *ut_mkdir(const char *name)
+static inline const char *ut_mkdir(const char *name)
 {
 	snprintf(ut_dir, sizeof ut_dir, "./%s.XXXXXX", name);
 	if (!mkdtemp(ut_dir)) {
@@ -39,7 +41,7 @@ static const char *ut_mkdir(const char *name)
 	return ut_dir;
 }
 
-static const char *ut_path(const char *leaf)
+static inline const char *ut_path(const char *leaf)
 {
 	static char p[2][300];
 	static int which;
@@ -49,7 +51,7 @@ static const char *ut_path(const char *leaf)
 }
 
 /* The lowest layer of fd's stack (the bottom). */
-static struct ffio_layer *ut_bottom(int fd)
+static inline struct ffio_layer *ut_bottom(int fd)
 {
 	struct ffio_file *f = ffio_fd_get(fd);
 	if (!f)
@@ -70,14 +72,14 @@ struct ut_req {
 
 static int ut_completed;
 
-static void ut_done(struct ffio_req *r)
+static inline void ut_done(struct ffio_req *r)
 {
 	struct ut_req *u = r->data;
 	u->ndone++;
 	u->seq = ++ut_completed;
 }
 
-static void ut_prep(struct ut_req *u, enum ffio_op op, void *buf, size_t n, off_t off)
+static inline void ut_prep(struct ut_req *u, enum ffio_op op, void *buf, size_t n, off_t off)
 {
 	memset(u, 0, sizeof *u);
 	u->iov[0].iov_base = buf;
@@ -92,7 +94,7 @@ static void ut_prep(struct ut_req *u, enum ffio_op op, void *buf, size_t n, off_
 
 /* Run the bottom's reap until want requests (counted by ut_completed) are
  * done; returns 0 or the first error of reap. */
-static int ut_reap_until(struct ffio_layer *l, int want)
+static inline int ut_reap_until(struct ffio_layer *l, int want)
 {
 	while (ut_completed < want) {
 		int n = ffio_below_reap(&(struct ffio_layer){ .below = l }, 1);
@@ -104,14 +106,14 @@ static int ut_reap_until(struct ffio_layer *l, int want)
 
 /* Enter the bottom directly (ffio_below_* from a layer just above it). */
 static struct ffio_layer ut_above;
-static struct ffio_layer *ut_at(struct ffio_layer *l)
+static inline struct ffio_layer *ut_at(struct ffio_layer *l)
 {
 	ut_above.below = l;
 	ut_above.file = l->file;
 	return &ut_above;
 }
 
-static int ut_uring_is_real(void)
+static inline int ut_uring_is_real(void)
 {
 	return ffio_layer_uring.unavailable == NULL;
 }
