@@ -368,6 +368,8 @@ static int parse_args(struct parser *p, const char **pos, struct ffio_layer_spec
 			return fail(p, tok, "layer \"%s\" takes no arguments", ops->name);
 		if (eq) {
 			size_t klen = (size_t)(eq - tok);
+			if (klen == 0)
+				return fail(p, tok, "expected an argument name before '='");
 			for (idx = 0; idx < nparams; idx++)
 				if (token_is(tok, klen, ops->params[idx].name))
 					break;
@@ -689,8 +691,9 @@ int ffio_spec_parse_stack(const char *text, const char *source, struct ffio_spec
 
 /* A pattern with a '/' is matched against the path as given, one without
  * against its last component.  No FNM_PATHNAME: a '*' also matches '/', so
- * a pattern "DIR/" "*.dat" covers the whole tree under DIR (write
- * "DIR/[!/]*.dat" for DIR itself only).  No FNM_PERIOD. */
+ * a pattern "DIR/" "*.dat" covers every .dat file in the whole tree under
+ * DIR, which is what a user naming a file system usually wants.  No
+ * FNM_PERIOD: "*.nc" also matches ".x.nc". */
 struct ffio_entry *ffio_spec_match(const struct ffio_spec *s, const char *path)
 {
 	const char *base;

@@ -3,3 +3,10 @@
 check_PROGRAMS += t/spec_parse
 TESTS += t/spec_parse
 t_spec_parse_LDADD = libffio.la
+check_PROGRAMS += t/spec_errors
+TESTS += t/spec_errors
+t_spec_errors_LDADD = libffio.la
+check_PROGRAMS += t/spec_values t/spec_match
+TESTS += t/spec_values t/spec_match
+t_spec_values_LDADD = libffio.la
+t_spec_match_LDADD = libffio.la
