@@ -1,8 +1,1348 @@
-/* layers/cache.c -- the cache layer (placeholder until the layer lands). */
+/* layers/cache.c -- the cache layer: write-behind with byte-exact dirty
+ * tracking, coalescing of adjacent dirty data into single vector requests,
+ * eviction that keeps pages whose gaps are still being filled, optional
+ * sieving (.sieve), read-ahead along sequential and constant-stride
+ * patterns, read-your-writes for sizes and truncation, write-through (.wt),
+ * O_DIRECT below (.direct), one page pool for all files of an entry
+ * (.shared), and statistics (.diag, ffgetstats).  See ffio-cache(7).
+ *
+ * A page is PAGE bytes of the file at a PAGE-aligned offset.  Its bytes are
+ * "known" when the whole page holds the file's current content (read from
+ * below, zeros past the end of file, or written by the application); an
+ * unknown page holds valid bytes only inside its dirty extents.  Dirty
+ * extents are a sorted array of disjoint [lo, hi) ranges per page; a known
+ * page under sieving keeps one hull extent instead.
+ */
 #include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "ffio-internal.h"
+
+#define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
+#define MAX_IOV 1024        /* iovecs in one request below (IOV_MAX) */
+
+struct cext {
+	uint32_t lo, hi;
+};
+
+struct cpage {
+	int64_t pno;                      /* page number: offset / PAGE */
+	char *data;
+	struct cpage *hnext;              /* hash chain */
+	struct cpage *prev, *next;        /* LRU list, least recent first */
+	struct cext *ext;                 /* dirty extents, sorted, disjoint */
+	uint32_t next_ext, cap_ext;
+	unsigned known : 1;               /* every byte valid */
+	unsigned ra : 1;                  /* read ahead, not used yet */
+	unsigned pin : 1;                 /* being filled: not a victim */
+	unsigned failed : 1;              /* scratch flag of a flush */
+};
+
+/* The page budget: one per file, or one per entry with .shared. */
+struct cpool {
+	pthread_mutex_t lock;
+	long limit;   /* pages */
+	long used;
+	int nfiles;
+	int starved;  /* a file under its share found the pool full */
+};
+
+struct cache {
+	struct ffio_layer base;
+	size_t page;
+	long limit;
+	int ahead;
+	unsigned flags;
+	int direct;                  /* O_DIRECT below is in force */
+	int can_read;                /* the file is open for reading below */
+	struct cpool *pool;
+	struct cpool own_pool;
+
+	struct cpage **hash;
+	size_t hmask;
+	struct cpage lru;            /* sentinel */
+	long npages, ndirty;
+	struct cpage *last;          /* the page touched last */
+	char *scratch;               /* one page, for merging reads into dirty pages */
+
+	off_t disk_size;             /* the file's size below, as last known */
+	int size_known;
+	off_t cached_end;            /* end of the furthest write not known to be below */
+
+	/* read-ahead pattern */
+	off_t ra_last_off;
+	size_t ra_last_len;
+	off_t ra_stride;
+	int ra_hits;
+	int ra_valid;
+
+	/* statistics */
+	uint64_t n_read, b_read, n_write, b_write;
+	uint64_t hits, misses, ra_used, ra_wasted;
+	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
+	uint64_t ev_clean, ev_complete, ev_gaps, bypass;
+};
+
+#define CACHE(l) ((struct cache *)(l))
+
+static int is_sieve(const struct cache *c)
+{
+	return (c->flags & FFIO_CACHE_SIEVE) || (c->base.file->hints & FFIO_FILE_SIEVE);
+}
+
+/* ---- dirty extents ----------------------------------------------------- */
+
+static int ext_reserve(struct cpage *p, uint32_t n)
+{
+	if (n <= p->cap_ext)
+		return 0;
+	uint32_t cap = p->cap_ext ? p->cap_ext : 4;
+	while (cap < n)
+		cap *= 2;
+	struct cext *e = realloc(p->ext, cap * sizeof *e);
+	if (!e)
+		return -ENOMEM;
+	p->ext = e;
+	p->cap_ext = cap;
+	return 0;
+}
+
+/* Mark [lo, hi) dirty, merging with touching extents. */
+static int ext_add(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t n = p->next_ext;
+
+	if (n > 0) {
+		struct cext *last = &p->ext[n - 1];
+		if (lo >= last->lo && lo <= last->hi) { /* the common case: appending */
+			if (hi > last->hi)
+				last->hi = hi;
+			return 0;
+		}
+		if (lo > last->hi) {
+			if (ext_reserve(p, n + 1) < 0)
+				return -ENOMEM;
+			p->ext[n] = (struct cext){lo, hi};
+			p->next_ext++;
+			return 0;
+		}
+	}
+	/* General case: first extent with hi >= lo, last with lo <= hi. */
+	uint32_t a = 0, b = n;
+	while (a < b) {
+		uint32_t m = (a + b) / 2;
+		if (p->ext[m].hi < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	uint32_t first = a, end = a;
+	while (end < n && p->ext[end].lo <= hi)
+		end++;
+	if (first == end) { /* insert */
+		if (ext_reserve(p, n + 1) < 0)
+			return -ENOMEM;
+		memmove(&p->ext[first + 1], &p->ext[first], (n - first) * sizeof *p->ext);
+		p->ext[first] = (struct cext){lo, hi};
+		p->next_ext++;
+		return 0;
+	}
+	struct cext m = {lo < p->ext[first].lo ? lo : p->ext[first].lo,
+			 hi > p->ext[end - 1].hi ? hi : p->ext[end - 1].hi};
+	p->ext[first] = m;
+	memmove(&p->ext[first + 1], &p->ext[end], (n - end) * sizeof *p->ext);
+	p->next_ext -= end - first - 1;
+	return 0;
+}
+
+/* Forget [lo, hi) as dirty (superseded below, or truncated away). */
+static int ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t n = p->next_ext, out = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct cext e = p->ext[i];
+		if (e.hi <= lo || e.lo >= hi) {
+			p->ext[out++] = e;
+		} else if (e.lo < lo && e.hi > hi) { /* split in two; the rest lies after hi */
+			uint32_t rest = n - i - 1;
+			if (ext_reserve(p, out + 2 + rest) < 0)
+				return -ENOMEM;
+			memmove(&p->ext[out + 2], &p->ext[i + 1], rest * sizeof *p->ext);
+			p->ext[out] = (struct cext){e.lo, lo};
+			p->ext[out + 1] = (struct cext){hi, e.hi};
+			p->next_ext = out + 2 + rest;
+			return 0;
+		} else if (e.lo < lo) {
+			p->ext[out++] = (struct cext){e.lo, lo};
+		} else if (e.hi > hi) {
+			p->ext[out++] = (struct cext){hi, e.hi};
+		}
+	}
+	p->next_ext = out;
+	return 0;
+}
+
+/* Is [lo, hi) inside one dirty extent? */
+static int ext_covers(const struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t a = 0, b = p->next_ext;
+	while (a < b) {
+		uint32_t m = (a + b) / 2;
+		if (p->ext[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < p->next_ext && p->ext[a].lo <= lo && p->ext[a].hi >= hi;
+}
+
+/* A known page under sieving needs only the hull of its dirty bytes. */
+static void ext_to_hull(struct cpage *p)
+{
+	if (p->next_ext > 1) {
+		p->ext[0].hi = p->ext[p->next_ext - 1].hi;
+		p->next_ext = 1;
+	}
+}
+
+/* ---- pages: hash, LRU, pool -------------------------------------------- */
+
+static size_t hash_of(const struct cache *c, int64_t pno)
+{
+	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> 17) & c->hmask;
+}
+
+static struct cpage *pg_find(struct cache *c, int64_t pno)
+{
+	if (c->last && c->last->pno == pno)
+		return c->last;
+	for (struct cpage *p = c->hash[hash_of(c, pno)]; p; p = p->hnext)
+		if (p->pno == pno)
+			return c->last = p;
+	return NULL;
+}
+
+static void lru_unlink(struct cpage *p)
+{
+	p->prev->next = p->next;
+	p->next->prev = p->prev;
+}
+
+static void lru_append(struct cache *c, struct cpage *p)
+{
+	p->prev = c->lru.prev;
+	p->next = &c->lru;
+	c->lru.prev->next = p;
+	c->lru.prev = p;
+}
+
+static void pg_touch(struct cache *c, struct cpage *p)
+{
+	if (c->lru.prev != p) {
+		lru_unlink(p);
+		lru_append(c, p);
+	}
+}
+
+static void hash_remove(struct cache *c, struct cpage *p)
+{
+	struct cpage **pp = &c->hash[hash_of(c, p->pno)];
+	while (*pp != p)
+		pp = &(*pp)->hnext;
+	*pp = p->hnext;
+	if (c->last == p)
+		c->last = NULL;
+}
+
+static void pg_set_clean(struct cache *c, struct cpage *p)
+{
+	if (p->next_ext) {
+		p->next_ext = 0;
+		c->ndirty--;
+	}
+}
+
+/* Unlink p and give its memory back to the pool. */
+static void pg_free(struct cache *c, struct cpage *p)
+{
+	if (p->ra)
+		c->ra_wasted++;
+	pg_set_clean(c, p);
+	hash_remove(c, p);
+	lru_unlink(p);
+	ffio_buf_free(p->data, c->page);
+	free(p->ext);
+	free(p);
+	c->npages--;
+	pthread_mutex_lock(&c->pool->lock);
+	c->pool->used--;
+	pthread_mutex_unlock(&c->pool->lock);
+}
+
+static off_t pg_start(const struct cache *c, int64_t pno)
+{
+	return (off_t)pno * (off_t)c->page;
+}
+
+static int pg_complete(const struct cache *c, const struct cpage *p)
+{
+	if (p->next_ext != 1 || p->ext[0].lo != 0)
+		return 0;
+	return p->ext[0].hi == c->page || pg_start(c, p->pno) + p->ext[0].hi >= c->cached_end;
+}
+
+static int flush_set(struct cache *c, struct cpage **set, size_t n);
+
+/* Flush the run of adjacent dirty pages around p (only complete ones when
+ * p is complete: pages still being filled stay). */
+static int flush_around(struct cache *c, struct cpage *p)
+{
+	enum { MAXRUN = 256 };
+	struct cpage *set[2 * MAXRUN + 1];
+	int complete = pg_complete(c, p);
+	size_t n = 0, left = 0;
+	struct cpage *q;
+
+	for (int64_t k = p->pno - 1; left < MAXRUN && (q = pg_find(c, k)) && q->next_ext &&
+				     (!complete || pg_complete(c, q)); k--)
+		left++;
+	for (size_t i = left; i > 0; i--)
+		set[n++] = pg_find(c, p->pno - (int64_t)i);
+	set[n++] = p;
+	for (int64_t k = p->pno + 1; n < 2 * MAXRUN + 1 && (q = pg_find(c, k)) && q->next_ext &&
+				     (!complete || pg_complete(c, q)); k++)
+		set[n++] = q;
+	return flush_set(c, set, n);
+}
+
+/* Choose a victim among this file's pages and make it clean: clean pages
+ * first (least recently used), then complete dirty pages, then pages with
+ * gaps.  Returns the victim, still linked, or NULL (all pinned). */
+static struct cpage *pick_victim(struct cache *c)
+{
+	struct cpage *complete = NULL, *gaps = NULL;
+
+	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
+		if (p->pin)
+			continue;
+		if (!p->next_ext) {
+			c->ev_clean++;
+			return p;
+		}
+		if (!complete && pg_complete(c, p))
+			complete = p;
+		else if (!gaps)
+			gaps = p;
+	}
+	struct cpage *v = complete ? complete : gaps;
+	if (!v)
+		return NULL;
+	if (complete)
+		c->ev_complete++;
+	else
+		c->ev_gaps++;
+	int err = flush_around(c, v);
+	if (err < 0)
+		ffio_file_set_error(c->base.file, err);
+	return v; /* clean now: flushed, or its data dropped after an error */
+}
+
+/* Take p's memory for page pno. */
+static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
+{
+	if (p->ra)
+		c->ra_wasted++;
+	hash_remove(c, p);
+	p->pno = pno;
+	p->known = p->ra = p->pin = p->failed = 0;
+	p->next_ext = 0;
+	size_t h = hash_of(c, pno);
+	p->hnext = c->hash[h];
+	c->hash[h] = p;
+	pg_touch(c, p);
+}
+
+/* Give pages back while a starved file of the shared pool waits. */
+static void pool_shrink(struct cache *c)
+{
+	struct cpool *pool = c->pool;
+	long share;
+
+	pthread_mutex_lock(&pool->lock);
+	share = pool->limit / (pool->nfiles ? pool->nfiles : 1);
+	if (share < 1)
+		share = 1;
+	int starved = pool->starved;
+	pthread_mutex_unlock(&pool->lock);
+	while (starved && c->npages > share) {
+		struct cpage *v = pick_victim(c);
+		if (!v)
+			break;
+		pg_free(c, v);
+	}
+	if (starved && c->npages <= share) {
+		pthread_mutex_lock(&pool->lock);
+		pool->starved = 0;
+		pthread_mutex_unlock(&pool->lock);
+	}
+}
+
+/* A new page for pno (not present), linked most recent.  -EAGAIN: no page
+ * can be had now (the caller goes around the cache). */
+static int pg_new(struct cache *c, int64_t pno, struct cpage **out)
+{
+	struct cpool *pool = c->pool;
+	int take;
+
+	pthread_mutex_lock(&pool->lock);
+	long share = pool->limit / (pool->nfiles ? pool->nfiles : 1);
+	take = pool->used < pool->limit;
+	if (take)
+		pool->used++;
+	else if (c->npages == 0 || (c->npages < share && pool->nfiles > 1))
+		pool->starved = 1;
+	pthread_mutex_unlock(&pool->lock);
+
+	if (!take) {
+		struct cpage *v = c->npages ? pick_victim(c) : NULL;
+		if (!v)
+			return -EAGAIN;
+		pg_reuse(c, v, pno);
+		*out = v;
+		return 0;
+	}
+	struct cpage *p = calloc(1, sizeof *p);
+	if (p)
+		p->data = ffio_buf_alloc(c->page, BLOCK);
+	if (!p || !p->data) {
+		free(p);
+		pthread_mutex_lock(&pool->lock);
+		pool->used--;
+		pthread_mutex_unlock(&pool->lock);
+		return -ENOMEM;
+	}
+	p->pno = pno;
+	size_t h = hash_of(c, pno);
+	p->hnext = c->hash[h];
+	c->hash[h] = p;
+	lru_append(c, p);
+	c->npages++;
+	*out = p;
+	return 0;
+}
+
+/* ---- I/O below ---------------------------------------------------------- */
+
+static int disk_size(struct cache *c, off_t *size)
+{
+	if (!c->size_known) {
+		int err = ffio_below_size(&c->base, &c->disk_size);
+		if (err < 0)
+			return err;
+		c->size_known = 1;
+	}
+	*size = c->disk_size;
+	return 0;
+}
+
+static off_t logical_size(struct cache *c, int *err)
+{
+	off_t d = 0;
+	*err = disk_size(c, &d);
+	return d > c->cached_end ? d : c->cached_end;
+}
+
+/* Read up to the total of iov at off; *got is what arrived (short at end
+ * of file).  With O_DIRECT one call: a short read is the end of file. */
+static int below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, size_t *got)
+{
+	size_t total = ffio_iov_len(iov, cnt), done = 0;
+	ssize_t r;
+
+	c->below_reads++;
+	if (cnt == 1 && !c->direct) {
+		int err = ffio_below_pread_full(&c->base, iov[0].iov_base, total, off, got);
+		if (err < 0)
+			return err;
+		c->below_rbytes += *got;
+		return 0;
+	}
+	for (;;) {
+		do
+			r = ffio_below_preadv(&c->base, iov, cnt, off);
+		while (r == -EINTR);
+		if (r < 0)
+			return (int)r;
+		done += (size_t)r;
+		if (r == 0 || done == total || c->direct)
+			break;
+		/* short but not at end: go on with the rest */
+		size_t skip = (size_t)r;
+		while (cnt > 0 && skip >= iov->iov_len) {
+			skip -= iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		iov->iov_base = (char *)iov->iov_base + skip;
+		iov->iov_len -= skip;
+		off += r;
+	}
+	c->below_rbytes += done;
+	*got = done;
+	return 0;
+}
+
+static int get_scratch(struct cache *c)
+{
+	if (!c->scratch && !(c->scratch = ffio_buf_alloc(c->page, BLOCK)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Make p known: read its bytes from below around its dirty extents. */
+static int pg_load(struct cache *c, struct cpage *p)
+{
+	off_t start = pg_start(c, p->pno), size;
+	size_t got = 0;
+	int err;
+
+	if (p->known)
+		return 0;
+	if ((err = disk_size(c, &size)) < 0)
+		return err;
+	if (start < size) {
+		if (!c->can_read)
+			return -EBADF;
+		if (p->next_ext && (err = get_scratch(c)) < 0)
+			return err;
+		char *dst = p->next_ext ? c->scratch : p->data;
+		struct iovec iov = {dst, c->page};
+		if ((err = below_readv(c, &iov, 1, start, &got)) < 0)
+			return err;
+		if (start + (off_t)got > c->disk_size)
+			c->disk_size = start + (off_t)got;
+		memset(dst + got, 0, c->page - got);
+		if (p->next_ext) { /* copy the bytes around the dirty extents */
+			uint32_t at = 0;
+			for (uint32_t i = 0; i < p->next_ext; i++) {
+				memcpy(p->data + at, dst + at, p->ext[i].lo - at);
+				at = p->ext[i].hi;
+			}
+			memcpy(p->data + at, dst + at, c->page - at);
+		}
+	} else {
+		uint32_t at = 0;
+		for (uint32_t i = 0; i < p->next_ext; i++) {
+			memset(p->data + at, 0, p->ext[i].lo - at);
+			at = p->ext[i].hi;
+		}
+		memset(p->data + at, 0, c->page - at);
+	}
+	p->known = 1;
+	if (is_sieve(c))
+		ext_to_hull(p);
+	return 0;
+}
+
+/* Read the absent pages pnos[0..n) (ascending) into new pages; adjacent
+ * ones in one request.  Stops quietly when no page can be had. */
+static int load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
+{
+	struct cpage *pg[MAX_IOV];
+	struct iovec iov[MAX_IOV];
+	int i = 0, err = 0;
+	off_t size;
+
+	if ((err = disk_size(c, &size)) < 0)
+		return err;
+	while (i < n && err == 0) {
+		int k = 0, starved = 0;
+		while (i + k < n && k < MAX_IOV && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
+			if (pg_new(c, pnos[i + k], &pg[k]) < 0) {
+				starved = 1;
+				break;
+			}
+			pg[k]->pin = 1;
+			iov[k] = (struct iovec){pg[k]->data, c->page};
+			k++;
+		}
+		if (k == 0)
+			break;
+		off_t start = pg_start(c, pnos[i]);
+		size_t got = 0;
+		if (start < size)
+			err = c->can_read ? below_readv(c, iov, k, start, &got) : -EBADF;
+		for (int j = 0; j < k; j++) {
+			struct cpage *p = pg[j];
+			size_t at = (size_t)j * c->page, have = got > at ? got - at : 0;
+			p->pin = 0;
+			if (err < 0) {
+				pg_free(c, p);
+				continue;
+			}
+			if (have < c->page)
+				memset(p->data + have, 0, c->page - have);
+			p->known = 1;
+			p->ra = ra;
+		}
+		if (err == 0 && start + (off_t)got > c->disk_size)
+			c->disk_size = start + (off_t)got;
+		i += k;
+		if (starved)
+			break;
+	}
+	return err;
+}
+
+/* ---- flushing ----------------------------------------------------------- */
+
+struct run {
+	struct iovec iov[MAX_IOV];
+	int cnt;
+	off_t off;
+	size_t len;
+	size_t first, last; /* pages of the set in this run */
+};
+
+static int cmp_pno(const void *a, const void *b)
+{
+	int64_t x = (*(struct cpage *const *)a)->pno, y = (*(struct cpage *const *)b)->pno;
+	return x < y ? -1 : x > y;
+}
+
+static int emit(struct cache *c, struct run *r, struct cpage **set)
+{
+	int err;
+
+	if (r->cnt == 0)
+		return 0;
+	c->below_writes++;
+	err = ffio_below_pwritev_full(&c->base, r->iov, r->cnt, r->off);
+	if (err == 0) {
+		c->below_wbytes += r->len;
+		if (r->off + (off_t)r->len > c->disk_size)
+			c->disk_size = r->off + (off_t)r->len;
+	} else {
+		for (size_t i = r->first; i <= r->last; i++)
+			set[i]->failed = 1;
+	}
+	r->cnt = 0;
+	r->len = 0;
+	return err;
+}
+
+static int add_range(struct cache *c, struct run *r, struct cpage **set, size_t i, uint32_t lo,
+		     uint32_t hi)
+{
+	off_t off = pg_start(c, set[i]->pno) + lo;
+	int err = 0;
+
+	if (r->cnt > 0 && (r->off + (off_t)r->len != off || r->cnt == MAX_IOV))
+		err = emit(c, r, set);
+	if (r->cnt == 0) {
+		r->off = off;
+		r->first = i;
+	}
+	r->iov[r->cnt++] = (struct iovec){set[i]->data + lo, hi - lo};
+	r->len += hi - lo;
+	r->last = i;
+	return err;
+}
+
+/* Write the dirty data of the pages set[0..n) (any order): every run of
+ * adjacent bytes becomes one vector request.  With sieving (or O_DIRECT),
+ * known pages are written from their first to their last dirty byte (and
+ * across to a dirty neighbour), or block-aligned.  On error the failed
+ * pages' data is dropped (they become unknown); the first error returns. */
+static int flush_set(struct cache *c, struct cpage **set, size_t n)
+{
+	struct run *r;
+	int first = 0, err, sieve = is_sieve(c);
+	off_t true_size, dsize = 0;
+
+	if (n == 0)
+		return 0;
+	if (!(r = malloc(sizeof *r)))
+		return -ENOMEM;
+	r->cnt = 0;
+	r->len = 0;
+	qsort(set, n, sizeof *set, cmp_pno);
+	int size_ok = disk_size(c, &dsize) == 0;
+	true_size = dsize > c->cached_end ? dsize : c->cached_end;
+	for (size_t i = 0; i < n; i++) {
+		struct cpage *p = set[i];
+		p->failed = 0;
+		if ((sieve || c->direct) && !p->known && (err = pg_load(c, p)) < 0) {
+			if (c->direct) { /* cannot write unaligned without the block's bytes */
+				p->failed = 1;
+				if (!first)
+					first = err;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct cpage *p = set[i];
+		if (p->failed || !p->next_ext)
+			continue;
+		if (c->direct) {
+			uint32_t lo = p->ext[0].lo & ~(uint32_t)(BLOCK - 1), hi = 0;
+			for (uint32_t k = 0; k < p->next_ext; k++) {
+				uint32_t a = p->ext[k].lo & ~(uint32_t)(BLOCK - 1);
+				uint32_t b = (p->ext[k].hi + BLOCK - 1) & ~(uint32_t)(BLOCK - 1);
+				if (k > 0 && a > hi) {
+					if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
+						first = err;
+					lo = a;
+				}
+				hi = b;
+			}
+			if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
+				first = err;
+		} else if (sieve && p->known) {
+			uint32_t lo = p->ext[0].lo, hi = p->ext[p->next_ext - 1].hi;
+			/* join a known dirty neighbour: the bytes between are known */
+			if (i > 0 && set[i - 1]->pno == p->pno - 1 && set[i - 1]->known)
+				lo = 0;
+			if (i + 1 < n && set[i + 1]->pno == p->pno + 1 && set[i + 1]->known)
+				hi = (uint32_t)c->page;
+			if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
+				first = err;
+		} else {
+			for (uint32_t k = 0; k < p->next_ext; k++)
+				if ((err = add_range(c, r, set, i, p->ext[k].lo, p->ext[k].hi)) < 0 && !first)
+					first = err;
+		}
+	}
+	if ((err = emit(c, r, set)) < 0 && !first)
+		first = err;
+	free(r);
+	/* O_DIRECT wrote whole blocks: cut the file back to its true size. */
+	if (c->direct && size_ok && c->disk_size > true_size) {
+		if ((err = ffio_below_truncate(&c->base, true_size)) < 0 && !first)
+			first = err;
+		else
+			c->disk_size = true_size;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct cpage *p = set[i];
+		if (p->failed)
+			p->known = 0; /* its data never reached the file: forget it */
+		pg_set_clean(c, p);
+		p->failed = 0;
+	}
+	return first;
+}
+
+static int flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno)
+{
+	struct cpage **set;
+	size_t n = 0;
+	int err;
+
+	if (c->ndirty == 0)
+		return 0;
+	if (!(set = malloc((size_t)c->ndirty * sizeof *set)))
+		return -ENOMEM;
+	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next)
+		if (p->next_ext && p->pno >= lo_pno && p->pno <= hi_pno)
+			set[n++] = p;
+	err = flush_set(c, set, n);
+	free(set);
+	return err;
+}
+
+static int flush_all(struct cache *c)
+{
+	return flush_pages(c, 0, INT64_MAX);
+}
+
+static void drop_clean(struct cache *c)
+{
+	struct cpage *p = c->lru.next, *next;
+	for (; p != &c->lru; p = next) {
+		next = p->next;
+		if (!p->next_ext)
+			pg_free(c, p);
+	}
+}
+
+/* ---- writes ------------------------------------------------------------- */
+
+/* After n bytes at off reached the file directly: cached pages agree. */
+static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_t off)
+{
+	int64_t first = off / (off_t)c->page, last = (off + (off_t)n - 1) / (off_t)c->page;
+
+	if (c->npages == 0)
+		return;
+	for (int64_t k = first; k <= last; k++) {
+		struct cpage *p = pg_find(c, k);
+		if (!p)
+			continue;
+		off_t ps = pg_start(c, k);
+		off_t a = off > ps ? off : ps, b = off + (off_t)n < ps + (off_t)c->page ? off + (off_t)n : ps + (off_t)c->page;
+		memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
+		if (p->next_ext) {
+			if (ext_remove(p, (uint32_t)(a - ps), (uint32_t)(b - ps)) < 0) {
+				p->next_ext = 1; /* out of memory: forget the page's other bytes */
+				p->known = 0;
+			}
+			if (p->next_ext == 0)
+				c->ndirty--;
+		}
+	}
+}
+
+static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	struct iovec iov = {(void *)buf, n};
+	int err;
+
+	c->bypass++;
+	c->below_writes++;
+	if ((err = ffio_below_pwritev_full(&c->base, &iov, 1, off)) < 0)
+		return err;
+	c->below_wbytes += n;
+	if (c->size_known && off + (off_t)n > c->disk_size)
+		c->disk_size = off + (off_t)n;
+	absorb_direct_write(c, buf, n, off);
+	return (ssize_t)n;
+}
+
+static int aligned(const struct cache *c, const void *buf, size_t n, off_t off)
+{
+	return !c->direct || (((uintptr_t)buf | n | (size_t)off) & (BLOCK - 1)) == 0;
+}
+
+static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
+{
+	struct cache *c = CACHE(l);
+	const char *src = buf;
+	size_t done = 0;
+	off_t size;
+	int err;
+
+	c->n_write++;
+	c->b_write += n;
+	if (c->pool->starved)
+		pool_shrink(c);
+	if ((c->flags & FFIO_CACHE_WT) || (n >= c->page && aligned(c, buf, n, off)))
+		return write_around(c, buf, n, off);
+	if ((err = disk_size(c, &size)) < 0)
+		return err;
+	while (done < n) {
+		off_t o = off + (off_t)done;
+		int64_t pno = o / (off_t)c->page;
+		uint32_t lo = (uint32_t)(o - pg_start(c, pno));
+		size_t len = c->page - lo < n - done ? c->page - lo : n - done;
+		struct cpage *p = pg_find(c, pno);
+
+		if (!p) {
+			err = pg_new(c, pno, &p);
+			if (err == -EAGAIN && !c->direct) {
+				ssize_t r = write_around(c, src + done, n - done, o);
+				if (r < 0)
+					return done ? (ssize_t)done : r;
+				return (ssize_t)n;
+			}
+			if (err < 0)
+				return done ? (ssize_t)done : err;
+			if (pg_start(c, pno) >= c->disk_size) { /* past the end: zeros */
+				memset(p->data, 0, c->page);
+				p->known = 1;
+			}
+		} else {
+			pg_touch(c, p);
+		}
+		memcpy(p->data + lo, src + done, len);
+		if (!p->next_ext)
+			c->ndirty++;
+		if (p->known && is_sieve(c) && p->next_ext) {
+			if (lo < p->ext[0].lo)
+				p->ext[0].lo = lo;
+			if (lo + len > p->ext[p->next_ext - 1].hi)
+				p->ext[p->next_ext - 1].hi = lo + (uint32_t)len;
+			ext_to_hull(p);
+		} else if ((err = ext_add(p, lo, lo + (uint32_t)len)) < 0) {
+			if (!p->next_ext)
+				c->ndirty--;
+			return done ? (ssize_t)done : err;
+		}
+		done += len;
+		if (o + (off_t)len > c->cached_end)
+			c->cached_end = o + (off_t)len;
+	}
+	return (ssize_t)n;
+}
+
+static ssize_t cache_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
+{
+	ssize_t total = 0;
+
+	for (int i = 0; i < iovcnt; i++) {
+		ssize_t r = cache_pwrite(l, iov[i].iov_base, iov[i].iov_len, off + total);
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return total;
+}
+
+/* ---- reads -------------------------------------------------------------- */
+
+/* The k-th page ahead along the pattern from offset next. */
+static int64_t ra_page(const struct cache *c, off_t next, off_t step, int k)
+{
+	if (step >= (off_t)c->page)
+		return (next + (off_t)k * step) / (off_t)c->page;
+	return next / (off_t)c->page + k;
+}
+
+/* Follow the access pattern: remember it, and when it holds, make sure the
+ * next AHEAD pages along it are cached (fetched in batches of about half
+ * the window, adjacent pages in one request). */
+static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
+{
+	off_t step;
+
+	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
+		c->ra_stride = 0;
+		c->ra_hits++;
+	} else if (c->ra_valid && off - c->ra_last_off == c->ra_stride && c->ra_stride > 0) {
+		c->ra_hits++;
+	} else {
+		c->ra_stride = c->ra_valid ? off - c->ra_last_off : 0;
+		c->ra_hits = 0;
+	}
+	c->ra_valid = 1;
+	c->ra_last_off = off;
+	c->ra_last_len = n;
+	if (c->ahead <= 0 || c->ra_hits < 1 || !c->can_read)
+		return;
+	off_t next = c->ra_stride ? off + c->ra_stride : off + (off_t)n;
+	step = c->ra_stride ? c->ra_stride : (off_t)c->page;
+	int window = c->ahead;
+	if (window > c->limit / 2)
+		window = (int)(c->limit / 2);
+	if (window < 1)
+		return;
+	int64_t probe = ra_page(c, next, step, window / 2);
+	if (pg_start(c, probe) >= size || pg_find(c, probe))
+		return;
+	int64_t pnos[MAX_IOV];
+	int m = 0;
+	for (int k = 0; k < window && m < MAX_IOV; k++) {
+		int64_t pno = ra_page(c, next, step, k);
+		if (pg_start(c, pno) >= size)
+			break;
+		if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
+			pnos[m++] = pno;
+	}
+	if (m > 0 && load_missing(c, pnos, m, 1) < 0)
+		c->ra_valid = 0; /* read-ahead is a hint: forget the pattern */
+}
+
+static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
+{
+	struct iovec iov = {buf, n};
+	size_t got = 0;
+	int err;
+
+	c->bypass++;
+	if ((err = below_readv(c, &iov, 1, off, &got)) < 0)
+		return err;
+	if (got < n)
+		memset((char *)buf + got, 0, n - got); /* a hole up to the logical end */
+	return (ssize_t)n;
+}
+
+static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
+{
+	struct cache *c = CACHE(l);
+	char *dst = buf;
+	size_t done = 0;
+	off_t size;
+	int err;
+
+	c->n_read++;
+	if (c->pool->starved)
+		pool_shrink(c);
+	size = logical_size(c, &err);
+	if (err < 0)
+		return err;
+	if (off >= size || n == 0)
+		return 0;
+	if ((off_t)n > size - off)
+		n = (size_t)(size - off);
+	c->b_read += n;
+	if (n >= c->page && aligned(c, buf, n, off)) {
+		int64_t first = off / (off_t)c->page, last = (off + (off_t)n - 1) / (off_t)c->page;
+		if ((err = flush_pages(c, first, last)) < 0)
+			return err;
+		return read_around(c, buf, n, off);
+	}
+	while (done < n) {
+		off_t o = off + (off_t)done;
+		int64_t pno = o / (off_t)c->page;
+		uint32_t lo = (uint32_t)(o - pg_start(c, pno));
+		size_t len = c->page - lo < n - done ? c->page - lo : n - done;
+		struct cpage *p = pg_find(c, pno);
+
+		if (p && !p->known && !ext_covers(p, lo, lo + (uint32_t)len)) {
+			c->misses++;
+			if ((err = pg_load(c, p)) < 0)
+				return done ? (ssize_t)done : err;
+		} else if (p) {
+			c->hits++;
+			if (p->ra) {
+				p->ra = 0;
+				c->ra_used++;
+			}
+		} else {
+			/* absent: fetch it with the absent pages after it, in one request */
+			int64_t pnos[64];
+			int64_t lastp = (off + (off_t)n - 1) / (off_t)c->page;
+			int m = 0;
+			long cap = c->limit / 2 > 0 ? c->limit / 2 : 1;
+			while (m < 64 && m < cap && pno + m <= lastp && (m == 0 || !pg_find(c, pno + m))) {
+				pnos[m] = pno + m;
+				m++;
+			}
+			c->misses++;
+			if ((err = load_missing(c, pnos, m, 0)) < 0)
+				return done ? (ssize_t)done : err;
+			if (!(p = pg_find(c, pno))) {
+				ssize_t r = read_around(c, dst + done, len, o);
+				if (r < 0)
+					return done ? (ssize_t)done : r;
+				done += len;
+				continue;
+			}
+		}
+		pg_touch(c, p);
+		memcpy(dst + done, p->data + lo, len);
+		done += len;
+	}
+	read_ahead(c, off, n, size);
+	return (ssize_t)n;
+}
+
+static ssize_t cache_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
+{
+	ssize_t total = 0;
+
+	for (int i = 0; i < iovcnt; i++) {
+		ssize_t r = cache_pread(l, iov[i].iov_base, iov[i].iov_len, off + total);
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return total;
+}
+
+/* ---- size, truncate, flush, fsync, invalidate --------------------------- */
+
+static int cache_size(struct ffio_layer *l, off_t *len)
+{
+	int err;
+	*len = logical_size(CACHE(l), &err);
+	return err;
+}
+
+static int cache_truncate(struct ffio_layer *l, off_t len)
+{
+	struct cache *c = CACHE(l);
+	int err;
+
+	if ((err = ffio_below_truncate(l, len)) < 0)
+		return err;
+	struct cpage *p = c->lru.next, *next;
+	for (; p != &c->lru; p = next) {
+		next = p->next;
+		off_t ps = pg_start(c, p->pno);
+		if (ps >= len) {
+			pg_free(c, p);
+		} else if (ps + (off_t)c->page > len) {
+			uint32_t cut = (uint32_t)(len - ps);
+			if (p->next_ext && ext_remove(p, cut, (uint32_t)c->page) < 0) {
+				pg_free(c, p); /* out of memory: drop the page's data */
+				continue;
+			}
+			memset(p->data + cut, 0, c->page - cut);
+		}
+	}
+	/* recount the dirty pages: cutting may have emptied some */
+	c->ndirty = 0;
+	for (p = c->lru.next; p != &c->lru; p = p->next)
+		c->ndirty += p->next_ext != 0;
+	c->disk_size = len;
+	c->size_known = 1;
+	if (c->cached_end > len)
+		c->cached_end = len;
+	return 0;
+}
+
+static int cache_flush(struct ffio_layer *l)
+{
+	int err = flush_all(CACHE(l));
+	int e2 = ffio_below_flush(l);
+	return err < 0 ? err : e2;
+}
+
+static int cache_fsync(struct ffio_layer *l, int datasync)
+{
+	struct cache *c = CACHE(l);
+	int err = flush_all(c);
+	int e2 = ffio_below_fsync(l, datasync);
+	drop_clean(c);
+	c->size_known = 0;
+	c->ra_valid = 0;
+	return err < 0 ? err : e2;
+}
+
+static void recompute_cached_end(struct cache *c)
+{
+	c->cached_end = 0;
+	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next)
+		if (p->next_ext) {
+			off_t e = pg_start(c, p->pno) + p->ext[p->next_ext - 1].hi;
+			if (e > c->cached_end)
+				c->cached_end = e;
+		}
+}
+
+static int cache_invalidate(struct ffio_layer *l)
+{
+	struct cache *c = CACHE(l);
+	drop_clean(c);
+	c->size_known = 0;
+	c->ra_valid = 0;
+	recompute_cached_end(c);
+	return ffio_below_invalidate(l);
+}
+
+/* Drop everything without writing it. */
+static int cache_discard(struct ffio_layer *l)
+{
+	struct cache *c = CACHE(l);
+	while (c->lru.next != &c->lru)
+		pg_free(c, c->lru.next);
+	c->cached_end = 0;
+	c->size_known = 0;
+	return 0;
+}
+
+/* ---- open, close, statistics -------------------------------------------- */
+
+static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct cache *c = CACHE(l);
+	const struct ffio_layer_spec *ls = l->spec;
+	int err, bflags;
+
+	c->page = (size_t)ls->arg[FFIO_CACHE_PAGE];
+	c->limit = (long)ls->arg[FFIO_CACHE_PAGES];
+	c->ahead = (int)ls->arg[FFIO_CACHE_AHEAD];
+	c->flags = ls->flags;
+	if (c->page < 1)
+		c->page = 1;
+	if (c->page > (size_t)1 << 30)
+		c->page = (size_t)1 << 30;
+	if (c->limit < 1)
+		c->limit = 1;
+	c->direct = (c->flags & FFIO_CACHE_DIRECT) != 0;
+	if (c->direct)
+		c->page = (c->page + BLOCK - 1) & ~(size_t)(BLOCK - 1);
+	c->lru.next = c->lru.prev = &c->lru;
+
+	/* Open below readable when possible (sieving, partial pages). */
+	bflags = flags & ~O_APPEND;
+	c->can_read = (flags & O_ACCMODE) != O_WRONLY;
+	if ((flags & O_ACCMODE) == O_WRONLY)
+		bflags = (bflags & ~O_ACCMODE) | O_RDWR;
+	if (c->direct)
+		bflags |= O_DIRECT;
+	err = ffio_below_open(l, dirfd, path, bflags, mode);
+	if (err == -EACCES && (flags & O_ACCMODE) == O_WRONLY) {
+		bflags = (bflags & ~O_ACCMODE) | O_WRONLY;
+		err = ffio_below_open(l, dirfd, path, bflags, mode);
+	} else if (err == 0) {
+		c->can_read = 1;
+	}
+	if (err == -EINVAL && c->direct) {
+		static int once;
+		ffio_log_once(&once, "%s: O_DIRECT not supported here; the cache runs without it", path);
+		c->direct = 0;
+		bflags &= ~O_DIRECT;
+		err = ffio_below_open(l, dirfd, path, bflags, mode);
+	}
+	if (err < 0)
+		return err;
+
+	size_t hsize = 16;
+	long want = c->limit;
+	if (c->flags & FFIO_CACHE_SHARED) {
+		struct ffio_layer_spec *mls = (struct ffio_layer_spec *)ls;
+		pthread_mutex_lock(&mls->shared_lock);
+		if (!mls->shared) {
+			struct cpool *pool = calloc(1, sizeof *pool);
+			if (pool) {
+				pthread_mutex_init(&pool->lock, NULL);
+				pool->limit = c->limit;
+			}
+			mls->shared = pool;
+		}
+		c->pool = mls->shared;
+		if (c->pool) {
+			pthread_mutex_lock(&c->pool->lock);
+			c->pool->nfiles++;
+			pthread_mutex_unlock(&c->pool->lock);
+		}
+		pthread_mutex_unlock(&mls->shared_lock);
+	}
+	if (!c->pool) {
+		c->pool = &c->own_pool;
+		pthread_mutex_init(&c->own_pool.lock, NULL);
+		c->own_pool.limit = c->limit;
+		c->own_pool.nfiles = 1;
+	}
+	while ((long)hsize < 2 * want && hsize < ((size_t)1 << 24))
+		hsize *= 2;
+	c->hash = calloc(hsize, sizeof *c->hash);
+	if (!c->hash) {
+		ffio_below_close(l);
+		return -ENOMEM;
+	}
+	c->hmask = hsize - 1;
+	if (ffio_below_size(l, &c->disk_size) == 0)
+		c->size_known = 1;
+	return 0;
+}
+
+static void report(struct cache *c)
+{
+	char label[128], text[1024];
+	int n;
+
+	ffio_layer_label(&c->base, label, sizeof label);
+	n = snprintf(text, sizeof text,
+		     "ffio cache %s: %s\n"
+		     "  reads %" PRIu64 " (%" PRIu64 " bytes), writes %" PRIu64 " (%" PRIu64 " bytes)\n"
+		     "  page hits %" PRIu64 ", misses %" PRIu64 ", read-ahead used %" PRIu64 ", wasted %" PRIu64 "\n"
+		     "  below: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64 " bytes); %" PRIu64 " requests went around the cache\n"
+		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps\n",
+		     label, c->base.file->path, c->n_read, c->b_read, c->n_write, c->b_write, c->hits,
+		     c->misses, c->ra_used, c->ra_wasted, c->below_reads, c->below_rbytes, c->below_writes,
+		     c->below_wbytes, c->bypass, c->ev_clean, c->ev_complete, c->ev_gaps);
+	if (n > 0)
+		ffio_log_raw(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+}
+
+static void release(struct cache *c)
+{
+	while (c->lru.next != &c->lru)
+		pg_free(c, c->lru.next);
+	if (c->scratch)
+		ffio_buf_free(c->scratch, c->page);
+	c->scratch = NULL;
+	free(c->hash);
+	c->hash = NULL;
+	if (c->pool != &c->own_pool) {
+		pthread_mutex_lock(&c->pool->lock);
+		c->pool->nfiles--;
+		pthread_mutex_unlock(&c->pool->lock);
+	}
+}
+
+static int cache_close(struct ffio_layer *l)
+{
+	struct cache *c = CACHE(l);
+	int err = flush_all(c);
+
+	if (c->flags & FFIO_CACHE_DIAG)
+		report(c);
+	release(c);
+	int e2 = ffio_below_close(l);
+	return err < 0 ? err : e2;
+}
+
+static int cache_stats(struct ffio_layer *l, struct ffio_stats *st)
+{
+	struct cache *c = CACHE(l);
+	st->position = l->index;
+	st->count[FFIO_STAT_READ] = c->n_read;
+	st->bytes[FFIO_STAT_READ] = c->b_read;
+	st->count[FFIO_STAT_WRITE] = c->n_write;
+	st->bytes[FFIO_STAT_WRITE] = c->b_write;
+	st->hits = c->hits;
+	st->misses = c->misses;
+	st->readahead_used = c->ra_used;
+	st->readahead_wasted = c->ra_wasted;
+	st->evictions = c->ev_clean + c->ev_complete + c->ev_gaps;
+	return 0;
+}
+
+/* In the child after fork: the parent's dirty data is the parent's. */
+static void cache_atfork_child(struct ffio_layer *l)
+{
+	struct cache *c = CACHE(l);
+	if (c->pool != &c->own_pool)
+		pthread_mutex_init(&c->pool->lock, NULL);
+	pthread_mutex_init(&c->own_pool.lock, NULL);
+	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
+		if (p->next_ext)
+			p->known = 0;
+		pg_set_clean(c, p);
+		p->pin = 0;
+	}
+	drop_clean(c);
+	recompute_cached_end(c);
+	c->size_known = 0;
+}
+
+static const struct ffio_flag cache_flags[] = {
+	{.name = "direct", .bit = FFIO_CACHE_DIRECT},
+	{.name = "wt", .bit = FFIO_CACHE_WT},
+	{.name = "diag", .bit = FFIO_CACHE_DIAG},
+	{.name = "shared", .bit = FFIO_CACHE_SHARED},
+	{.name = "sieve", .bit = FFIO_CACHE_SIEVE},
+	{NULL},
+};
+
+static const struct ffio_param cache_params[] = {
+	{.name = "page", .type = FFIO_P_SIZE, .def = 1 << 20, .min = 1, .max = (int64_t)1 << 30},
+	{.name = "pages", .type = FFIO_P_COUNT, .def = 16, .min = 1, .max = 1 << 20},
+	{.name = "ahead", .type = FFIO_P_COUNT, .def = 2, .min = 0, .max = 1024},
+	{NULL},
+};
 
 const struct ffio_layer_ops ffio_layer_cache = {
 	.name = "cache",
-	.size = sizeof(struct ffio_layer),
+	.flags = cache_flags,
+	.params = cache_params,
+	.instance_size = sizeof(struct cache),
+	.open = cache_open,
+	.close = cache_close,
+	.pread = cache_pread,
+	.pwrite = cache_pwrite,
+	.preadv = cache_preadv,
+	.pwritev = cache_pwritev,
+	.flush = cache_flush,
+	.fsync = cache_fsync,
+	.truncate = cache_truncate,
+	.size = cache_size,
+	.invalidate = cache_invalidate,
+	.stats = cache_stats,
+	.atfork_child = cache_atfork_child,
+	.discard = cache_discard,
 };
