@@ -1,3 +1,1260 @@
-/* libffio/posix.c -- POSIX interposition (placeholder). */
+/* libffio/posix.c -- POSIX interposition: the libc file calls a program or
+ * library makes, redirected through the layer stack when the descriptor (or
+ * the path at open) is managed by ffio, and straight to libc otherwise.
+ *
+ * The same code serves the preloaded library (LD_PRELOAD) and a program
+ * linked with -lffio.  The libc functions are found with dlsym(RTLD_NEXT)
+ * from one table (POSIX_REAL below).  An unmanaged descriptor costs one
+ * fd-table load before the real call.  Before the table is resolved, and
+ * while it is being resolved (dlsym may call back into us), the basic calls
+ * fall back to raw system calls; the others fail with ENOSYS.
+ *
+ * Only LP64 Linux is supported: there off_t is 64 bits, so each "64" name
+ * (open64, pread64, fstat64, ...) is the same function as the plain one.
+ */
 #include "config.h"
+/* The wrappers define the plain names: no large-file or fortify renaming. */
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include "ffio-internal.h"
+
+_Static_assert(sizeof(off_t) == 8 && sizeof(long) == 8, "ffio interposition needs LP64");
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* glibc names that the headers no longer (or only under fortify) declare. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+int __fxstat(int ver, int fd, struct stat *st);
+int __fxstat64(int ver, int fd, struct stat64 *st);
+int __xstat(int ver, const char *path, struct stat *st);
+int __xstat64(int ver, const char *path, struct stat64 *st);
+int __lxstat(int ver, const char *path, struct stat *st);
+int __lxstat64(int ver, const char *path, struct stat64 *st);
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags);
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags);
+void __chk_fail(void) __attribute__((noreturn));
+
+/* ---- the libc functions ------------------------------------------------ */
+
+/* Every libc function a wrapper forwards to: X(return type, name, params). */
+#define POSIX_REAL(X)                                                              \
+	X(int, openat, (int, const char *, int, ...))                              \
+	X(int, __open_2, (const char *, int))                                      \
+	X(int, __openat_2, (int, const char *, int))                               \
+	X(int, close, (int))                                                       \
+	X(ssize_t, read, (int, void *, size_t))                                    \
+	X(ssize_t, write, (int, const void *, size_t))                             \
+	X(ssize_t, pread, (int, void *, size_t, off_t))                            \
+	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                     \
+	X(ssize_t, readv, (int, const struct iovec *, int))                        \
+	X(ssize_t, writev, (int, const struct iovec *, int))                       \
+	X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                \
+	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))               \
+	X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))          \
+	X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))         \
+	X(off_t, lseek, (int, off_t, int))                                         \
+	X(int, fsync, (int))                                                       \
+	X(int, fdatasync, (int))                                                   \
+	X(int, ftruncate, (int, off_t))                                            \
+	X(int, truncate, (const char *, off_t))                                    \
+	X(int, fstat, (int, struct stat *))                                        \
+	X(int, stat, (const char *, struct stat *))                                \
+	X(int, lstat, (const char *, struct stat *))                               \
+	X(int, fstatat, (int, const char *, struct stat *, int))                   \
+	X(int, statx, (int, const char *, int, unsigned, struct statx *))          \
+	X(int, __fxstat, (int, int, struct stat *))                                \
+	X(int, __xstat, (int, const char *, struct stat *))                        \
+	X(int, __lxstat, (int, const char *, struct stat *))                       \
+	X(int, __fxstatat, (int, int, const char *, struct stat *, int))           \
+	X(int, fcntl, (int, int, ...))                                             \
+	X(int, flock, (int, int))                                                  \
+	X(int, lockf, (int, int, off_t))                                           \
+	X(int, dup, (int))                                                         \
+	X(int, dup2, (int, int))                                                   \
+	X(int, dup3, (int, int, int))                                              \
+	X(int, posix_fadvise, (int, off_t, off_t, int))                            \
+	X(int, fallocate, (int, int, off_t, off_t))                                \
+	X(int, posix_fallocate, (int, off_t, off_t))                               \
+	X(void *, mmap, (void *, size_t, int, int, int, off_t))                    \
+	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned)) \
+	X(ssize_t, sendfile, (int, int, off_t *, size_t))                          \
+	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned))         \
+	X(int, execve, (const char *, char *const[], char *const[]))               \
+	X(int, execv, (const char *, char *const[]))                               \
+	X(int, execvp, (const char *, char *const[]))                              \
+	X(int, execvpe, (const char *, char *const[], char *const[]))              \
+	X(int, fexecve, (int, char *const[], char *const[]))                       \
+	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			     const posix_spawnattr_t *, char *const[], char *const[])) \
+	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			      const posix_spawnattr_t *, char *const[], char *const[]))
+
+#define REAL_FIELD(ret, name, params) ret(*name) params;
+static struct {
+	POSIX_REAL(REAL_FIELD)
+} real;
+
+#define REAL_RESOLVE(ret, name, params) real.name = (ret(*) params)dlsym(RTLD_NEXT, #name);
+
+enum { REAL_NONE, REAL_RESOLVING, REAL_READY };
+static _Atomic int real_state;
+static _Thread_local int real_resolving; /* this thread is inside real_resolve */
+
+/* Resolve the table once.  Returns 1 when it is ready, 0 when called again
+ * from inside the resolution (dlsym calling a wrapper). */
+static __attribute__((noinline)) int real_resolve(void)
+{
+	int s = atomic_load(&real_state);
+	if (s == REAL_READY)
+		return 1;
+	if (real_resolving)
+		return 0;
+	int expect = REAL_NONE;
+	if (atomic_compare_exchange_strong(&real_state, &expect, REAL_RESOLVING)) {
+		real_resolving = 1;
+		POSIX_REAL(REAL_RESOLVE)
+		real_resolving = 0;
+		atomic_store(&real_state, REAL_READY);
+		return 1;
+	}
+	while (atomic_load(&real_state) != REAL_READY)
+		sched_yield();
+	return 1;
+}
+
+static inline int real_ready(void)
+{
+	return likely(atomic_load_explicit(&real_state, memory_order_acquire) == REAL_READY) ||
+	       real_resolve();
+}
+
+__attribute__((constructor(101))) static void posix_init(void)
+{
+	real_resolve();
+}
+
+/* Make sure real.name can be called; otherwise run the fallback statement. */
+#define NEED(name, fallback)                               \
+	do {                                               \
+		if (unlikely(!real_ready() || !real.name)) \
+			fallback;                          \
+	} while (0)
+#define NOSYS                        \
+	do {                         \
+		errno = ENOSYS;      \
+		return -1;           \
+	} while (0)
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* The file behind fd when ffio manages it and we are not inside ffio. */
+static inline struct ffio_file *managed(int fd)
+{
+	struct ffio_file *f = ffio_fd_get(fd);
+	if (likely(f == NULL) || ffio_in_lib)
+		return NULL;
+	return f;
+}
+
+/* Convert an internal result (-errno) at the POSIX boundary. */
+static inline ssize_t result(ssize_t r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* Internal calls into the stack run with the reentrancy guard set. */
+#define IN_LIB(expr)                        \
+	({                                  \
+		ffio_in_lib++;              \
+		__typeof__(expr) r_ = expr; \
+		ffio_in_lib--;              \
+		r_;                         \
+	})
+
+/* A deferred error of an operation whose own result must stay a success
+ * (the lock is held, the descriptor was replaced): report it on the next
+ * write, fsync or close of the file. */
+static void defer_error(struct ffio_file *f, int err)
+{
+	if (err >= 0)
+		return;
+	pthread_mutex_lock(&f->lock);
+	ffio_file_set_error(f, err);
+	pthread_mutex_unlock(&f->lock);
+}
+
+static off_t file_pos(struct ffio_file *f)
+{
+	pthread_mutex_lock(&f->lock);
+	off_t pos = f->pos;
+	pthread_mutex_unlock(&f->lock);
+	return pos;
+}
+
+/* ---- open -------------------------------------------------------------- */
+
+static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	NEED(openat, return (int)result(syscall(SYS_openat, dirfd, path, flags, mode)));
+	return real.openat(dirfd, path, flags, mode);
+}
+
+static int open_impl(int dirfd, const char *path, int flags, mode_t mode)
+{
+	if (ffio_in_lib || path == NULL || (flags & (O_PATH | O_DIRECTORY)))
+		return real_openat(dirfd, path, flags, mode);
+	IN_LIB((ffio_init(), 0));
+	struct ffio_entry *e = IN_LIB(ffio_hint_match(path));
+	if (e == NULL && ffio_global_spec != NULL)
+		e = IN_LIB(ffio_spec_match(ffio_global_spec, path));
+	if (e == NULL)
+		return real_openat(dirfd, path, flags, mode);
+	if (ffio_open_diags)
+		IN_LIB((ffio_log("open %s: entry %d (%s)", path, e->index, e->pattern), 0));
+	struct ffio_file *f = NULL;
+	int rc = IN_LIB(ffio_file_open(e, dirfd, path, flags, mode, &f));
+	if (rc < 0)
+		return (int)result(rc);
+	return f->fd;
+}
+
+static mode_t open_mode(int flags, va_list ap)
+{
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		return (mode_t)va_arg(ap, int);
+	return 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = open_mode(flags, ap);
+	va_end(ap);
+	return open_impl(AT_FDCWD, path, flags, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = open_mode(flags, ap);
+	va_end(ap);
+	return open_impl(dirfd, path, flags, mode);
+}
+
+int creat(const char *path, mode_t mode)
+{
+	return open_impl(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+/* _FORTIFY_SOURCE opens without a mode; creating without one is a bug that
+ * glibc's own check reports (and aborts). */
+int __open_2(const char *path, int flags)
+{
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		NEED(__open_2, abort());
+		return real.__open_2(path, flags);
+	}
+	return open_impl(AT_FDCWD, path, flags, 0);
+}
+
+int __openat_2(int dirfd, const char *path, int flags)
+{
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		NEED(__openat_2, abort());
+		return real.__openat_2(dirfd, path, flags);
+	}
+	return open_impl(dirfd, path, flags, 0);
+}
+
+int close(int fd)
+{
+	NEED(close, return (int)result(syscall(SYS_close, fd)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.close(fd);
+	return (int)result(IN_LIB(ffio_fd_close(fd)));
+}
+
+/* ---- read and write ---------------------------------------------------- */
+
+static inline ssize_t read_impl(int fd, void *buf, size_t n)
+{
+	NEED(read, return result(syscall(SYS_read, fd, buf, n)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.read(fd, buf, n);
+	struct iovec iov = { .iov_base = buf, .iov_len = n };
+	return result(IN_LIB(ffio_file_readv(f, &iov, 1)));
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	return read_impl(fd, buf, n);
+}
+
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	if (n > buflen)
+		__chk_fail();
+	return read_impl(fd, buf, n);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	NEED(write, return result(syscall(SYS_write, fd, buf, n)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.write(fd, buf, n);
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
+	return result(IN_LIB(ffio_file_writev(f, &iov, 1)));
+}
+
+static inline ssize_t pread_impl(int fd, void *buf, size_t n, off_t off)
+{
+	NEED(pread, return result(syscall(SYS_pread64, fd, buf, n, off)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.pread(fd, buf, n, off);
+	if (off < 0)
+		return result(-EINVAL);
+	return result(IN_LIB(ffio_file_pread(f, buf, n, off)));
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return pread_impl(fd, buf, n, off);
+}
+
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+	if (n > buflen)
+		__chk_fail();
+	return pread_impl(fd, buf, n, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	NEED(pwrite, return result(syscall(SYS_pwrite64, fd, buf, n, off)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.pwrite(fd, buf, n, off);
+	if (off < 0)
+		return result(-EINVAL);
+	return result(IN_LIB(ffio_file_pwrite(f, buf, n, off)));
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	NEED(readv, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.readv(fd, iov, iovcnt);
+	if (iovcnt < 0 || iovcnt > IOV_MAX)
+		return result(-EINVAL);
+	return result(IN_LIB(ffio_file_readv(f, iov, iovcnt)));
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	NEED(writev, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.writev(fd, iov, iovcnt);
+	if (iovcnt < 0 || iovcnt > IOV_MAX)
+		return result(-EINVAL);
+	return result(IN_LIB(ffio_file_writev(f, iov, iovcnt)));
+}
+
+ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+	NEED(preadv, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.preadv(fd, iov, iovcnt, off);
+	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
+		return result(-EINVAL);
+	return result(IN_LIB(ffio_file_preadv(f, iov, iovcnt, off)));
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+	NEED(pwritev, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.pwritev(fd, iov, iovcnt, off);
+	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
+		return result(-EINVAL);
+	return result(IN_LIB(ffio_file_pwritev(f, iov, iovcnt, off)));
+}
+
+/* preadv2/pwritev2 flags on a managed file: offset -1 means the file
+ * position; RWF_HIPRI and RWF_NOWAIT are hints (the stack may block);
+ * RWF_APPEND writes at the logical end; RWF_DSYNC/RWF_SYNC sync after. */
+#define RWF_KNOWN (RWF_HIPRI | RWF_NOWAIT | RWF_DSYNC | RWF_SYNC | RWF_APPEND | RWF_NOAPPEND)
+
+ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
+{
+	NEED(preadv2, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.preadv2(fd, iov, iovcnt, off, flags);
+	if (flags & ~(RWF_HIPRI | RWF_NOWAIT))
+		return result(-EOPNOTSUPP);
+	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
+		return result(-EINVAL);
+	if (off == -1)
+		return result(IN_LIB(ffio_file_readv(f, iov, iovcnt)));
+	return result(IN_LIB(ffio_file_preadv(f, iov, iovcnt, off)));
+}
+
+static ssize_t pwritev2_managed(struct ffio_file *f, const struct iovec *iov, int iovcnt,
+				off_t off, int flags)
+{
+	ssize_t n;
+	if (flags & ~RWF_KNOWN)
+		return -EOPNOTSUPP;
+	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
+		return -EINVAL;
+	if (flags & RWF_APPEND) {
+		off_t end;
+		int rc = ffio_file_size(f, &end);
+		if (rc < 0)
+			return rc;
+		n = ffio_file_pwritev(f, iov, iovcnt, end);
+	} else if (off == -1) {
+		n = ffio_file_writev(f, iov, iovcnt);
+	} else {
+		n = ffio_file_pwritev(f, iov, iovcnt, off);
+	}
+	if (n >= 0 && (flags & (RWF_DSYNC | RWF_SYNC))) {
+		int rc = ffio_file_fsync(f, !(flags & RWF_SYNC));
+		if (rc < 0)
+			return rc;
+	}
+	return n;
+}
+
+ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
+{
+	NEED(pwritev2, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.pwritev2(fd, iov, iovcnt, off, flags);
+	return result(IN_LIB(pwritev2_managed(f, iov, iovcnt, off, flags)));
+}
+
+/* ---- position, sync, size --------------------------------------------- */
+
+static off_t seek_managed(struct ffio_file *f, int fd, off_t off, int whence)
+{
+	if (whence == SEEK_SET || whence == SEEK_CUR || whence == SEEK_END)
+		return ffio_file_seek(f, off, whence);
+	/* SEEK_DATA, SEEK_HOLE: the kernel knows the holes once data is flushed. */
+	int rc = ffio_file_sync_kernel(f);
+	if (rc < 0)
+		return rc;
+	off_t k = real.lseek(fd, off, whence);
+	if (k < 0)
+		return -errno;
+	return ffio_file_seek(f, k, SEEK_SET);
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	NEED(lseek, return (off_t)result(syscall(SYS_lseek, fd, off, whence)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.lseek(fd, off, whence);
+	return (off_t)result(IN_LIB(seek_managed(f, fd, off, whence)));
+}
+
+int fsync(int fd)
+{
+	NEED(fsync, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.fsync(fd);
+	return (int)result(IN_LIB(ffio_file_fsync(f, 0)));
+}
+
+int fdatasync(int fd)
+{
+	NEED(fdatasync, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.fdatasync(fd);
+	return (int)result(IN_LIB(ffio_file_fsync(f, 1)));
+}
+
+int ftruncate(int fd, off_t len)
+{
+	NEED(ftruncate, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.ftruncate(fd, len);
+	if (len < 0)
+		return (int)result(-EINVAL);
+	return (int)result(IN_LIB(ffio_file_truncate(f, len)));
+}
+
+/* The managed file open on the regular file st describes, if any. */
+static struct ffio_file *file_of_stat(const struct stat *st)
+{
+	if (ffio_in_lib || !S_ISREG(st->st_mode))
+		return NULL;
+	return ffio_file_find_inode(st->st_dev, st->st_ino);
+}
+
+int truncate(const char *path, off_t len)
+{
+	NEED(truncate, NOSYS);
+	NEED(stat, NOSYS);
+	struct stat st;
+	struct ffio_file *f = NULL;
+	if (!ffio_in_lib && real.stat(path, &st) == 0)
+		f = file_of_stat(&st);
+	if (f == NULL)
+		return real.truncate(path, len);
+	if (len < 0)
+		return (int)result(-EINVAL);
+	return (int)result(IN_LIB(ffio_file_truncate(f, len)));
+}
+
+/* ---- stat: sizes include data not yet flushed -------------------------- */
+
+/* Replace st_size by the logical size when st describes a managed file
+ * (f, or the one open on the same inode). */
+static void stat_fix(struct ffio_file *f, struct stat *st)
+{
+	if (ffio_in_lib)
+		return;
+	if (f == NULL)
+		f = file_of_stat(st);
+	if (f == NULL)
+		return;
+	off_t len;
+	if (IN_LIB(ffio_file_size(f, &len)) == 0)
+		st->st_size = len;
+}
+
+/* The file a *at call with AT_EMPTY_PATH names through dirfd, or NULL. */
+static struct ffio_file *empty_path_file(int dirfd, const char *path, int flags)
+{
+	if ((flags & AT_EMPTY_PATH) && path != NULL && path[0] == '\0')
+		return managed(dirfd);
+	return NULL;
+}
+
+int fstat(int fd, struct stat *st)
+{
+	NEED(fstat, return (int)result(syscall(SYS_fstat, fd, st)));
+	int rc = real.fstat(fd, st);
+	struct ffio_file *f = managed(fd);
+	if (rc == 0 && f != NULL)
+		stat_fix(f, st);
+	return rc;
+}
+
+int stat(const char *path, struct stat *st)
+{
+	NEED(stat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st, 0)));
+	int rc = real.stat(path, st);
+	if (rc == 0)
+		stat_fix(NULL, st);
+	return rc;
+}
+
+int lstat(const char *path, struct stat *st)
+{
+	NEED(lstat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st,
+						AT_SYMLINK_NOFOLLOW)));
+	int rc = real.lstat(path, st);
+	if (rc == 0)
+		stat_fix(NULL, st);
+	return rc;
+}
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	NEED(fstatat, return (int)result(syscall(SYS_newfstatat, dirfd, path, st, flags)));
+	int rc = real.fstatat(dirfd, path, st, flags);
+	if (rc == 0)
+		stat_fix(empty_path_file(dirfd, path, flags), st);
+	return rc;
+}
+
+int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
+{
+	NEED(statx, NOSYS);
+	int rc = real.statx(dirfd, path, flags, mask, stx);
+	if (rc != 0 || ffio_in_lib || !(stx->stx_mask & STATX_SIZE))
+		return rc;
+	struct ffio_file *f = empty_path_file(dirfd, path, flags);
+	if (f == NULL && (stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO) &&
+	    S_ISREG(stx->stx_mode))
+		f = ffio_file_find_inode(makedev(stx->stx_dev_major, stx->stx_dev_minor),
+					 stx->stx_ino);
+	off_t len;
+	if (f != NULL && IN_LIB(ffio_file_size(f, &len)) == 0)
+		stx->stx_size = (uint64_t)len;
+	return rc;
+}
+
+/* Programs built against glibc before 2.33 call these. */
+int __fxstat(int ver, int fd, struct stat *st)
+{
+	NEED(__fxstat, NOSYS);
+	int rc = real.__fxstat(ver, fd, st);
+	struct ffio_file *f = managed(fd);
+	if (rc == 0 && f != NULL)
+		stat_fix(f, st);
+	return rc;
+}
+
+int __xstat(int ver, const char *path, struct stat *st)
+{
+	NEED(__xstat, NOSYS);
+	int rc = real.__xstat(ver, path, st);
+	if (rc == 0)
+		stat_fix(NULL, st);
+	return rc;
+}
+
+int __lxstat(int ver, const char *path, struct stat *st)
+{
+	NEED(__lxstat, NOSYS);
+	int rc = real.__lxstat(ver, path, st);
+	if (rc == 0)
+		stat_fix(NULL, st);
+	return rc;
+}
+
+int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
+{
+	NEED(__fxstatat, NOSYS);
+	int rc = real.__fxstatat(ver, dirfd, path, st, flags);
+	if (rc == 0)
+		stat_fix(empty_path_file(dirfd, path, flags), st);
+	return rc;
+}
+
+/* ---- fcntl, locks ------------------------------------------------------ */
+
+static int is_setlk(int cmd)
+{
+	return cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
+}
+
+static int is_getlk(int cmd)
+{
+	return cmd == F_GETLK || cmd == F_OFD_GETLK;
+}
+
+/* After a lock is acquired: drop the clean cached data, so that reads see
+ * what other processes wrote under the lock before. */
+static void lock_acquired(struct ffio_file *f)
+{
+	defer_error(f, ffio_file_invalidate(f));
+}
+
+/* A record lock on a managed file.  Positions relative to the file
+ * position or its end are made absolute from ffio's view (the kernel's
+ * offset and size lag behind the stack's).  Releasing flushes the dirty
+ * data first, so that the next holder reads it. */
+static int lock_managed(struct ffio_file *f, int fd, int cmd, struct flock *app)
+{
+	struct flock fl = *app;
+	if (fl.l_whence == SEEK_CUR) {
+		fl.l_start += file_pos(f);
+		fl.l_whence = SEEK_SET;
+	} else if (fl.l_whence == SEEK_END) {
+		off_t len;
+		int rc = ffio_file_size(f, &len);
+		if (rc < 0)
+			return rc;
+		fl.l_start += len;
+		fl.l_whence = SEEK_SET;
+	}
+	int release = is_setlk(cmd) && fl.l_type == F_UNLCK;
+	if (release)
+		defer_error(f, ffio_file_flush(f));
+	int rc = real.fcntl(fd, cmd, &fl);
+	if (rc < 0)
+		return -errno;
+	if (is_getlk(cmd))
+		*app = fl;
+	else if (!release)
+		lock_acquired(f);
+	return rc;
+}
+
+/* fcntl on a managed descriptor. */
+static int fcntl_managed(struct ffio_file *f, int fd, int cmd, void *arg)
+{
+	int rc;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		rc = real.fcntl(fd, cmd, (int)(long)arg);
+		if (rc < 0)
+			return -errno;
+		{
+			int err = ffio_fd_dup(fd, rc);
+			if (err < 0) {
+				real.close(rc);
+				return err;
+			}
+		}
+		return rc;
+	case F_GETFL:
+		rc = real.fcntl(fd, F_GETFL);
+		if (rc < 0)
+			return -errno;
+		/* O_APPEND and O_DIRECT as the application asked for them. */
+		pthread_mutex_lock(&f->lock);
+		rc = (rc & ~(O_APPEND | O_DIRECT)) | (f->oflags & (O_APPEND | O_DIRECT));
+		pthread_mutex_unlock(&f->lock);
+		return rc;
+	case F_SETFL: {
+		int want = (int)(long)arg;
+		int now = real.fcntl(fd, F_GETFL);
+		if (now < 0)
+			return -errno;
+		/* The stack writes at explicit offsets: the kernel descriptor
+		 * keeps its own O_APPEND and O_DIRECT. */
+		int kflags = (want & ~(O_APPEND | O_DIRECT)) | (now & (O_APPEND | O_DIRECT));
+		if (real.fcntl(fd, F_SETFL, kflags) < 0)
+			return -errno;
+		pthread_mutex_lock(&f->lock);
+		f->oflags = (f->oflags & ~(O_APPEND | O_DIRECT)) | (want & (O_APPEND | O_DIRECT));
+		pthread_mutex_unlock(&f->lock);
+		return 0;
+	}
+	default:
+		if (is_setlk(cmd) || is_getlk(cmd)) {
+			if (arg == NULL)
+				return -EFAULT;
+			return lock_managed(f, fd, cmd, arg);
+		}
+		rc = real.fcntl(fd, cmd, arg);
+		return rc < 0 ? -errno : rc;
+	}
+}
+
+int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *); /* every fcntl argument fits a pointer */
+	va_end(ap);
+	NEED(fcntl, return (int)result(syscall(SYS_fcntl, fd, cmd, arg)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.fcntl(fd, cmd, arg);
+	return (int)result(IN_LIB(fcntl_managed(f, fd, cmd, arg)));
+}
+
+int flock(int fd, int op)
+{
+	NEED(flock, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.flock(fd, op);
+	if ((op & ~LOCK_NB) == LOCK_UN)
+		IN_LIB((defer_error(f, ffio_file_flush(f)), 0));
+	int rc = real.flock(fd, op);
+	if (rc == 0 && (op & ~LOCK_NB) != LOCK_UN)
+		IN_LIB((lock_acquired(f), 0));
+	return rc;
+}
+
+/* lockf is a record lock from the file position: made on ffio's position. */
+static int lockf_managed(struct ffio_file *f, int fd, int cmd, off_t len)
+{
+	struct flock fl = { .l_whence = SEEK_CUR, .l_start = 0, .l_len = len };
+	int rc;
+	switch (cmd) {
+	case F_TEST:
+		fl.l_type = F_RDLCK;
+		rc = lock_managed(f, fd, F_GETLK, &fl);
+		if (rc < 0)
+			return rc;
+		return (fl.l_type == F_UNLCK || fl.l_pid == getpid()) ? 0 : -EACCES;
+	case F_ULOCK:
+		fl.l_type = F_UNLCK;
+		return lock_managed(f, fd, F_SETLK, &fl);
+	case F_LOCK:
+		fl.l_type = F_WRLCK;
+		return lock_managed(f, fd, F_SETLKW, &fl);
+	case F_TLOCK:
+		fl.l_type = F_WRLCK;
+		rc = lock_managed(f, fd, F_SETLK, &fl);
+		return rc == -EAGAIN ? -EACCES : rc;
+	default:
+		return -EINVAL;
+	}
+}
+
+int lockf(int fd, int cmd, off_t len)
+{
+	NEED(lockf, NOSYS);
+	NEED(fcntl, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.lockf(fd, cmd, len);
+	return (int)result(IN_LIB(lockf_managed(f, fd, cmd, len)));
+}
+
+/* ---- descriptors ------------------------------------------------------- */
+
+/* Attach newfd (the kernel's duplicate of managed oldfd) to its file; on
+ * failure close it. */
+static int attach_new(int oldfd, int newfd)
+{
+	if (newfd < 0)
+		return -1;
+	int rc = IN_LIB(ffio_fd_dup(oldfd, newfd));
+	if (rc < 0) {
+		real.close(newfd);
+		return (int)result(rc);
+	}
+	return newfd;
+}
+
+/* dup2/dup3 onto a managed descriptor: close it the ffio way first (its
+ * file may be flushed and closed).  An error of that close cannot be
+ * returned (the call succeeds), so it is logged. */
+static void close_target(int newfd)
+{
+	struct ffio_file *g = managed(newfd);
+	if (g == NULL)
+		return;
+	int rc = IN_LIB(ffio_fd_close(newfd));
+	if (rc < 0)
+		IN_LIB((ffio_log("descriptor %d replaced by dup2: its close failed: %s", newfd,
+				 strerror(-rc)), 0));
+}
+
+int dup(int fd)
+{
+	NEED(dup, return (int)result(syscall(SYS_dup, fd)));
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.dup(fd);
+	return attach_new(fd, real.dup(fd));
+}
+
+int dup2(int oldfd, int newfd)
+{
+	NEED(dup2, return (int)result(syscall(SYS_dup2, oldfd, newfd)));
+	if (oldfd == newfd || ffio_in_lib)
+		return real.dup2(oldfd, newfd);
+	struct ffio_file *f = managed(oldfd);
+	if (ffio_fd_get(newfd) != NULL) {
+		/* Check oldfd first: dup2 on a bad oldfd leaves newfd open. */
+		if (real.fcntl(oldfd, F_GETFD) < 0)
+			return -1;
+		close_target(newfd);
+	}
+	if (likely(f == NULL))
+		return real.dup2(oldfd, newfd);
+	return attach_new(oldfd, real.dup2(oldfd, newfd));
+}
+
+int dup3(int oldfd, int newfd, int flags)
+{
+	NEED(dup3, return (int)result(syscall(SYS_dup3, oldfd, newfd, flags)));
+	if (oldfd == newfd || ffio_in_lib)
+		return real.dup3(oldfd, newfd, flags);
+	struct ffio_file *f = managed(oldfd);
+	if (ffio_fd_get(newfd) != NULL) {
+		if (real.fcntl(oldfd, F_GETFD) < 0 || (flags & ~O_CLOEXEC))
+			return real.dup3(oldfd, newfd, flags); /* the error */
+		close_target(newfd);
+	}
+	if (likely(f == NULL))
+		return real.dup3(oldfd, newfd, flags);
+	return attach_new(oldfd, real.dup3(oldfd, newfd, flags));
+}
+
+/* ---- advice, allocation, mappings -------------------------------------- */
+
+int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	NEED(posix_fadvise, return ENOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.posix_fadvise(fd, off, len, advice);
+	if (advice == POSIX_FADV_DONTNEED) {
+		int rc = IN_LIB(ffio_file_invalidate(f));
+		if (rc < 0)
+			return -rc;
+	}
+	return real.posix_fadvise(fd, off, len, advice);
+}
+
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+	NEED(fallocate, NOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.fallocate(fd, mode, off, len);
+	int rc = IN_LIB(ffio_file_flush(f));
+	if (rc < 0)
+		return (int)result(rc);
+	rc = real.fallocate(fd, mode, off, len);
+	if (rc < 0)
+		return rc;
+	/* The size (and, for hole punching, the data) changed underneath. */
+	return (int)result(IN_LIB(ffio_file_invalidate(f)));
+}
+
+int posix_fallocate(int fd, off_t off, off_t len)
+{
+	NEED(posix_fallocate, return ENOSYS);
+	struct ffio_file *f = managed(fd);
+	if (likely(f == NULL))
+		return real.posix_fallocate(fd, off, len);
+	int rc = IN_LIB(ffio_file_flush(f));
+	if (rc < 0)
+		return -rc;
+	rc = real.posix_fallocate(fd, off, len);
+	if (rc != 0)
+		return rc;
+	return -IN_LIB(ffio_file_invalidate(f));
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	NEED(mmap, return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
+	struct ffio_file *f = (flags & MAP_ANONYMOUS) ? NULL : managed(fd);
+	if (likely(f == NULL))
+		return real.mmap(addr, len, prot, flags, fd, off);
+	/* The mapping reads the kernel's pages: flush what the stack holds. */
+	int rc = IN_LIB(ffio_file_sync_kernel(f));
+	if (rc < 0) {
+		errno = -rc;
+		return MAP_FAILED;
+	}
+	return real.mmap(addr, len, prot, flags, fd, off);
+}
+
+/* ---- kernel-side copies ------------------------------------------------ */
+
+/* Before the kernel reads or writes a managed file directly: flush it and
+ * give the kernel the stack's position. */
+static int kernel_io_begin(struct ffio_file *f)
+{
+	return f ? IN_LIB(ffio_file_sync_kernel(f)) : 0;
+}
+
+/* After: a written file drops what it cached (its data and size changed
+ * underneath); when the kernel moved the descriptor's offset, the stack's
+ * position follows it. */
+static void kernel_io_end(struct ffio_file *f, int fd, int written, int moved)
+{
+	if (f == NULL)
+		return;
+	if (written)
+		defer_error(f, IN_LIB(ffio_file_invalidate(f)));
+	if (moved) {
+		off_t k = real.lseek(fd, 0, SEEK_CUR);
+		if (k >= 0)
+			IN_LIB(ffio_file_seek(f, k, SEEK_SET));
+	}
+}
+
+ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+			unsigned flags)
+{
+	NEED(copy_file_range, NOSYS);
+	struct ffio_file *fin = managed(fd_in), *fout = managed(fd_out);
+	if (likely(fin == NULL && fout == NULL))
+		return real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+	int rc = kernel_io_begin(fin);
+	if (rc == 0)
+		rc = kernel_io_begin(fout);
+	if (rc < 0)
+		return result(rc);
+	ssize_t n = real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+	int err = errno;
+	kernel_io_end(fin, fd_in, 0, off_in == NULL);
+	kernel_io_end(fout, fd_out, 1, off_out == NULL);
+	errno = err;
+	return n;
+}
+
+ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
+{
+	NEED(sendfile, NOSYS);
+	struct ffio_file *fin = managed(in_fd), *fout = managed(out_fd);
+	if (likely(fin == NULL && fout == NULL))
+		return real.sendfile(out_fd, in_fd, offset, count);
+	int rc = kernel_io_begin(fin);
+	if (rc == 0)
+		rc = kernel_io_begin(fout);
+	if (rc < 0)
+		return result(rc);
+	ssize_t n = real.sendfile(out_fd, in_fd, offset, count);
+	int err = errno;
+	kernel_io_end(fin, in_fd, 0, offset == NULL);
+	kernel_io_end(fout, out_fd, 1, 1);
+	errno = err;
+	return n;
+}
+
+ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+	       unsigned flags)
+{
+	NEED(splice, NOSYS);
+	struct ffio_file *fin = managed(fd_in), *fout = managed(fd_out);
+	if (likely(fin == NULL && fout == NULL))
+		return real.splice(fd_in, off_in, fd_out, off_out, len, flags);
+	int rc = kernel_io_begin(fin);
+	if (rc == 0)
+		rc = kernel_io_begin(fout);
+	if (rc < 0)
+		return result(rc);
+	ssize_t n = real.splice(fd_in, off_in, fd_out, off_out, len, flags);
+	int err = errno;
+	kernel_io_end(fin, fd_in, 0, off_in == NULL);
+	kernel_io_end(fout, fd_out, 1, off_out == NULL);
+	errno = err;
+	return n;
+}
+
+/* ---- exec and spawn ---------------------------------------------------- */
+
+/* Before another program image takes over the descriptors: flush every
+ * file and set each kernel offset to ffio's position (ffio_flush_all does
+ * both).  A flush error is returned (the exec is not attempted), never
+ * lost; it also stays recorded on its file. */
+static int exec_prepare(void)
+{
+	if (ffio_in_lib)
+		return 0;
+	int rc = IN_LIB(ffio_flush_all());
+	if (rc < 0) {
+		IN_LIB((ffio_log("not starting a new program: flushing open files failed: %s",
+				 strerror(-rc)), 0));
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	NEED(execve, NOSYS);
+	if (exec_prepare() < 0)
+		return -1;
+	return real.execve(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+	NEED(execv, NOSYS);
+	if (exec_prepare() < 0)
+		return -1;
+	return real.execv(path, argv);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	NEED(execvp, NOSYS);
+	if (exec_prepare() < 0)
+		return -1;
+	return real.execvp(file, argv);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	NEED(execvpe, NOSYS);
+	if (exec_prepare() < 0)
+		return -1;
+	return real.execvpe(file, argv, envp);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	NEED(fexecve, NOSYS);
+	if (exec_prepare() < 0)
+		return -1;
+	return real.fexecve(fd, argv, envp);
+}
+
+/* The execl family: collect the arguments (and for execle the environment
+ * after the terminating NULL), then exec as execv/execvp/execve do. */
+enum execl_kind { EXECL, EXECLP, EXECLE };
+
+static int execl_common(enum execl_kind kind, const char *path, const char *arg, va_list ap)
+{
+	va_list count;
+	va_copy(count, ap);
+	size_t argc = 1;
+	if (arg != NULL)
+		while (va_arg(count, char *) != NULL)
+			argc++;
+	va_end(count);
+	char *argv[argc + 1];
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	argv[argc] = NULL;
+	if (arg != NULL)
+		(void)va_arg(ap, char *); /* the terminating NULL */
+	switch (kind) {
+	case EXECLP:
+		return execvp(path, argv);
+	case EXECLE:
+		return execve(path, argv, va_arg(ap, char *const *));
+	default:
+		return execv(path, argv);
+	}
+}
+
+int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = execl_common(EXECL, path, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = execl_common(EXECLP, file, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = execl_common(EXECLE, path, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	NEED(posix_spawn, return ENOSYS);
+	if (exec_prepare() < 0)
+		return errno;
+	return real.posix_spawn(pid, path, fa, attr, argv, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	NEED(posix_spawnp, return ENOSYS);
+	if (exec_prepare() < 0)
+		return errno;
+	return real.posix_spawnp(pid, file, fa, attr, argv, envp);
+}
+
+/* ---- the 64-bit names (LP64: the same functions) ------------------------ */
+
+#define SAME_AS(name64, name) extern __typeof__(name) name64 __attribute__((alias(#name)));
+SAME_AS(open64, open)
+SAME_AS(openat64, openat)
+SAME_AS(creat64, creat)
+SAME_AS(__open64_2, __open_2)
+SAME_AS(__openat64_2, __openat_2)
+SAME_AS(__pread64_chk, __pread_chk)
+SAME_AS(pread64, pread)
+SAME_AS(pwrite64, pwrite)
+SAME_AS(preadv64, preadv)
+SAME_AS(pwritev64, pwritev)
+SAME_AS(preadv64v2, preadv2)
+SAME_AS(pwritev64v2, pwritev2)
+SAME_AS(lseek64, lseek)
+SAME_AS(ftruncate64, ftruncate)
+SAME_AS(truncate64, truncate)
+SAME_AS(fcntl64, fcntl)
+SAME_AS(lockf64, lockf)
+SAME_AS(posix_fadvise64, posix_fadvise)
+SAME_AS(fallocate64, fallocate)
+SAME_AS(posix_fallocate64, posix_fallocate)
+SAME_AS(mmap64, mmap)
+SAME_AS(sendfile64, sendfile)
+
+/* struct stat64 is struct stat on LP64; only the C types differ. */
+int fstat64(int fd, struct stat64 *st)
+{
+	return fstat(fd, (struct stat *)st);
+}
+
+int stat64(const char *path, struct stat64 *st)
+{
+	return stat(path, (struct stat *)st);
+}
+
+int lstat64(const char *path, struct stat64 *st)
+{
+	return lstat(path, (struct stat *)st);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return __fxstat(ver, fd, (struct stat *)st);
+}
+
+int __xstat64(int ver, const char *path, struct stat64 *st)
+{
+	return __xstat(ver, path, (struct stat *)st);
+}
+
+int __lxstat64(int ver, const char *path, struct stat64 *st)
+{
+	return __lxstat(ver, path, (struct stat *)st);
+}
+
+int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return __fxstatat(ver, dirfd, path, (struct stat *)st, flags);
+}
