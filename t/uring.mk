@@ -11,3 +11,6 @@ check_PROGRAMS += t/uring_direct t/uring_bufpool
 TESTS += t/uring_direct t/uring_bufpool
 t_uring_direct_LDADD = libffio.la
 t_uring_bufpool_LDADD = libffio.la
+check_PROGRAMS += t/uring_fallback t/uring_hostmalloc
+TESTS += t/uring_fallback t/uring_hostmalloc
+t_uring_fallback_LDADD = libffio.la
