@@ -246,8 +246,12 @@ static void ev_trace(struct event *ev, enum ev_op op, off_t off, size_t n, int64
 			 ",\"seconds\":%.9f}\n",
 			 ev_op_name[op], (long long)off, n, res, ns / 1e9);
 	} else {
-		text_add(&t, "ffio: %s trace: %s off=%lld size=%zu res=%" PRId64 " time=%.6fs\n",
-			 label, ev_op_name[op], (long long)off, n, res, ns / 1e9);
+		text_add(&t, "ffio: %s trace: %s", label, ev_op_name[op]);
+		if (op == EV_READ || op == EV_WRITE || op == EV_AREAD || op == EV_AWRITE)
+			text_add(&t, " off=%lld size=%zu", (long long)off, n);
+		else if (op == EV_TRUNCATE)
+			text_add(&t, " len=%lld", (long long)off);
+		text_add(&t, " res=%" PRId64 " time=%.6fs\n", res, ns / 1e9);
 	}
 	ffio_log_raw(t.buf, t.len);
 }

@@ -166,6 +166,38 @@ static void test_exit(void)
 	free(log);
 }
 
+/* Around the cache: the upper layer sees what the application asked for,
+ * the lower one what reached the file system. */
+static void test_around_cache(void)
+{
+	char buf[4096], line[512], *log, *upper, *lower;
+	unsigned long long calls = 0, errs, bytes = 0;
+	int fd;
+
+	memset(buf, 'c', sizeof buf);
+	fd = ffopen(lt_path("cache.dat"), O_RDWR | O_CREAT | O_TRUNC, 0644,
+		    "event.bytes, cache:64k:4:0, event.bytes, sys");
+	tap_ok(fd >= 0, "ffopen with event above and below cache");
+	for (int i = 0; i < 16; i++)
+		if (ffwrite(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
+			tap_diag("ffwrite: %s", strerror(errno));
+	tap_is(ffclose(fd), 0, "ffclose");
+	log = lt_log_new();
+	upper = strstr(log, "event[0] of * (above cache) summary: ");
+	tap_ok(upper != NULL, "the upper layer is labelled above cache");
+	lower = strstr(log, "event[2] of * (below cache, above sys) summary: ");
+	tap_ok(lower != NULL, "the lower layer is labelled below cache");
+	tap_ok(upper && lt_line(upper, "  write ", line, sizeof line) &&
+		       sscanf(line, " write %llu %llu %llu", &calls, &errs, &bytes) == 3 && calls == 16 && bytes == 65536,
+	       "the application made 16 writes of 64 KiB in all (%llu, %llu)", calls, bytes);
+	calls = bytes = 0;
+	tap_ok(lower && lt_line(lower, "  write ", line, sizeof line) &&
+		       sscanf(line, " write %llu %llu %llu", &calls, &errs, &bytes) == 3 && calls >= 1 && calls < 16 &&
+		       bytes == 65536,
+	       "fewer, larger writes reached the file system, the same bytes (%llu, %llu)", calls, bytes);
+	free(log);
+}
+
 static int done_calls;
 static void on_done(struct ffio_req *r)
 {
@@ -213,12 +245,13 @@ static void test_async(void)
 int main(void)
 {
 	lt_setup("event");
-	tap_plan(67);
+	tap_plan(73);
 	test_counts();
 	test_two_layers();
 	test_trace();
 	test_json();
 	test_exit();
 	test_async();
+	test_around_cache();
 	return tap_done();
 }
