@@ -13,7 +13,9 @@ libffio_la_SOURCES = \
 	libffio/file.c \
 	libffio/api.c \
 	libffio/bufpool.c \
-	libffio/posix.c
+	libffio/posix.c \
+	libffio/aio.c \
+	libffio/hint.c
 libffio_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=default
 libffio_la_LIBADD = $(LIBURING_LIBS) $(JEMALLOC_LIBS) -ldl
 libffio_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0

@@ -1,0 +1,547 @@
+/* mpi.c -- libffio_mpi.so: what only MPI knows, added to ffio through the
+ * MPI profiling interface (PMPI) of MPICH.  ROMIO's UFS driver reaches the
+ * file through POSIX calls that libffio interposes; this library adds:
+ *   - the MPI_Info hint "ffio_opts" on MPI_File_open: the stack for that
+ *     file (whether FF_IO_OPTS is set or not);
+ *   - FF_IO_OPTS_RANK<n>: extra entries for rank n, consulted before
+ *     FF_IO_OPTS for files opened after MPI_Init;
+ *   - MPI_File_set_atomicity(true): the file becomes write-through (flushed
+ *     after every write call; reads drop clean cached data first);
+ *   - MPI_File_sync: a full flush point (flush, fsync, drop clean data);
+ *   - MPI_File_close: flushes, and keeps the file's layer statistics;
+ *   - MPI_Finalize: the statistics of all ranks are reduced (min, mean,
+ *     max and which rank) and rank 0 writes one summary to FF_IO_LOGFILE.
+ * The MPI_File behind each call is found through the inode of the path
+ * given to MPI_File_open.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ffio-internal.h"
+
+/* ---- the MPI files this process has open ---------------------------------- */
+
+struct mfile {
+	MPI_File fh;
+	char *path; /* as ROMIO opens it (prefix such as "ufs:" removed) */
+	dev_t dev;
+	ino_t ino;
+	int have_inode;
+	int atomic;
+	struct mfile *next;
+};
+
+static struct mfile *mfiles;
+static int my_rank = -1;
+
+static struct mfile *mfile_of(MPI_File fh)
+{
+	for (struct mfile *m = mfiles; m; m = m->next)
+		if (m->fh == fh)
+			return m;
+	return NULL;
+}
+
+static void mfile_remove(struct mfile *m)
+{
+	for (struct mfile **pp = &mfiles; *pp; pp = &(*pp)->next) {
+		if (*pp == m) {
+			*pp = m->next;
+			free(m->path);
+			free(m);
+			return;
+		}
+	}
+}
+
+/* The path ROMIO passes to open(2): a file system prefix ("ufs:") is
+ * removed, as ROMIO does. */
+static const char *romio_path(const char *filename)
+{
+	const char *colon = strchr(filename, ':');
+
+	if (colon && colon - filename > 1)
+		return colon + 1;
+	return filename;
+}
+
+/* The ffio file behind m on this rank, or NULL (not managed, or ROMIO has
+ * not opened it here). */
+static struct ffio_file *ffio_of(struct mfile *m)
+{
+	if (!m || !m->have_inode)
+		return NULL;
+	return ffio_file_find_inode(m->dev, m->ino);
+}
+
+static int io_error(int err)
+{
+	ffio_log("mpi: %s", strerror(err));
+	return MPI_ERR_IO;
+}
+
+/* ---- statistics kept from closed files ---------------------------------- */
+
+enum {
+	V_COUNT = 0,
+	V_BYTES = V_COUNT + FFIO_STAT_NOPS,
+	V_NSEC = V_BYTES + FFIO_STAT_NOPS,
+	V_HITS = V_NSEC + FFIO_STAT_NOPS,
+	V_MISSES, V_RA_USED, V_RA_WASTED, V_EVICTIONS,
+	NV
+};
+
+struct rec {
+	char path[240];
+	char layer[16];
+	int32_t position;
+	int32_t pad;
+	uint64_t v[NV];
+};
+
+static struct rec *recs;
+static int nrecs, caprecs;
+
+/* Copy src into dst[size], truncated, always terminated. */
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static struct rec *rec_get(const char *path, const char *layer, int position)
+{
+	for (int i = 0; i < nrecs; i++)
+		if (recs[i].position == position && strcmp(recs[i].layer, layer) == 0 &&
+		    strcmp(recs[i].path, path) == 0)
+			return &recs[i];
+	if (nrecs == caprecs) {
+		int cap = caprecs ? 2 * caprecs : 16;
+		struct rec *r = realloc(recs, (size_t)cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		recs = r;
+		caprecs = cap;
+	}
+	struct rec *r = &recs[nrecs++];
+	memset(r, 0, sizeof(*r));
+	copy_str(r->path, sizeof(r->path), path);
+	copy_str(r->layer, sizeof(r->layer), layer);
+	r->position = position;
+	return r;
+}
+
+static void keep_stats(struct mfile *m, struct ffio_file *f)
+{
+	struct ffio_stats st[FFIO_MAX_LAYERS];
+	int n = ffio_file_stats(f, st, FFIO_MAX_LAYERS);
+
+	for (int i = 0; i < n; i++) {
+		struct rec *r = rec_get(m->path, st[i].layer, st[i].position);
+		if (!r)
+			return;
+		for (int op = 0; op < FFIO_STAT_NOPS; op++) {
+			r->v[V_COUNT + op] += st[i].count[op];
+			r->v[V_BYTES + op] += st[i].bytes[op];
+			r->v[V_NSEC + op] += st[i].nsec[op];
+		}
+		r->v[V_HITS] += st[i].hits;
+		r->v[V_MISSES] += st[i].misses;
+		r->v[V_RA_USED] += st[i].readahead_used;
+		r->v[V_RA_WASTED] += st[i].readahead_wasted;
+		r->v[V_EVICTIONS] += st[i].evictions;
+	}
+}
+
+/* ---- MPI_Init: per-rank specs --------------------------------------------- */
+
+static void after_init(void)
+{
+	char name[40], err[512];
+	const char *text;
+
+	PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+	snprintf(name, sizeof(name), "FF_IO_OPTS_RANK%d", my_rank);
+	text = getenv(name);
+	if (text && ffio_hint_set_rank_spec(text, name, err, sizeof(err)) < 0)
+		ffio_log("%s", err);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+
+	if (rc == MPI_SUCCESS)
+		after_init();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		after_init();
+	return rc;
+}
+
+/* ---- open, close, sync, atomicity ------------------------------------------ */
+
+int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+	char stack[MPI_MAX_INFO_VAL + 1], err[512];
+	const char *path = romio_path(filename);
+	int flag = 0, pushed = 0;
+
+	if (info != MPI_INFO_NULL)
+		PMPI_Info_get(info, "ffio_opts", MPI_MAX_INFO_VAL, stack, &flag);
+	if (flag) {
+		int ret = ffio_hint_push(path, stack, err, sizeof(err));
+		if (ret < 0)
+			ffio_log("%s", ret == -EINVAL ? err : strerror(-ret));
+		else
+			pushed = 1;
+	}
+	int rc = PMPI_File_open(comm, filename, amode, info, fh);
+	if (pushed)
+		ffio_hint_pop(path);
+	if (rc != MPI_SUCCESS)
+		return rc;
+
+	struct mfile *m = calloc(1, sizeof(*m));
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		ffio_log("mpi: out of memory; %s is not followed", path);
+		return rc;
+	}
+	struct stat sb;
+	m->fh = *fh;
+	if (stat(path, &sb) == 0) {
+		m->dev = sb.st_dev;
+		m->ino = sb.st_ino;
+		m->have_inode = 1;
+	}
+	m->next = mfiles;
+	mfiles = m;
+	return rc;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+	struct mfile *m = mfile_of(*fh);
+	struct ffio_file *f = ffio_of(m);
+	int ret = 0;
+
+	if (f) {
+		ret = ffio_file_flush(f);
+		keep_stats(m, f);
+		ffio_hint_set_writethrough(f, 0);
+	}
+	if (m)
+		mfile_remove(m);
+	int rc = PMPI_File_close(fh);
+	if (rc == MPI_SUCCESS && ret < 0)
+		return io_error(-ret);
+	return rc;
+}
+
+int MPI_File_sync(MPI_File fh)
+{
+	struct ffio_file *f = ffio_of(mfile_of(fh));
+	int ret = f ? ffio_file_fsync(f, 0) : 0;
+	int rc = PMPI_File_sync(fh);
+
+	if (rc == MPI_SUCCESS && ret < 0)
+		return io_error(-ret);
+	return rc;
+}
+
+int MPI_File_set_atomicity(MPI_File fh, int flag)
+{
+	struct mfile *m = mfile_of(fh);
+	struct ffio_file *f = ffio_of(m);
+	int ret = 0;
+
+	if (f && flag)
+		ret = ffio_file_flush(f);
+	int rc = PMPI_File_set_atomicity(fh, flag);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	if (m)
+		m->atomic = flag != 0;
+	if (f && ret == 0)
+		ret = ffio_hint_set_writethrough(f, flag != 0);
+	if (ret < 0)
+		return io_error(-ret);
+	return rc;
+}
+
+/* ---- atomic mode: write-through and fresh reads ------------------------------ */
+
+static int after_write(MPI_File fh, int rc)
+{
+	struct mfile *m = mfile_of(fh);
+	struct ffio_file *f;
+
+	if (rc != MPI_SUCCESS || !m || !m->atomic || !(f = ffio_of(m)))
+		return rc;
+	int ret = ffio_file_flush(f);
+	return ret < 0 ? io_error(-ret) : rc;
+}
+
+static int before_read(MPI_File fh)
+{
+	struct mfile *m = mfile_of(fh);
+	struct ffio_file *f;
+
+	if (!m || !m->atomic || !(f = ffio_of(m)))
+		return MPI_SUCCESS;
+	int ret = ffio_file_invalidate(f);
+	return ret < 0 ? io_error(-ret) : MPI_SUCCESS;
+}
+
+#define WRAP_WRITE(name, params, args)                    \
+	int MPI_File_##name params                        \
+	{                                                 \
+		return after_write(fh, PMPI_File_##name args); \
+	}
+
+#define WRAP_READ(name, params, args)              \
+	int MPI_File_##name params                 \
+	{                                          \
+		int rc_ = before_read(fh);         \
+		if (rc_ != MPI_SUCCESS)            \
+			return rc_;                \
+		return PMPI_File_##name args;      \
+	}
+
+#define P_BLOCK(T) (MPI_File fh, const void *buf, T count, MPI_Datatype type, MPI_Status *status)
+#define P_BLOCK_AT(T) (MPI_File fh, MPI_Offset off, const void *buf, T count, MPI_Datatype type, MPI_Status *status)
+#define P_NB(T) (MPI_File fh, const void *buf, T count, MPI_Datatype type, MPI_Request *req)
+#define P_NB_AT(T) (MPI_File fh, MPI_Offset off, const void *buf, T count, MPI_Datatype type, MPI_Request *req)
+#define A_BLOCK (fh, buf, count, type, status)
+#define A_BLOCK_AT (fh, off, buf, count, type, status)
+#define A_NB (fh, buf, count, type, req)
+#define A_NB_AT (fh, off, buf, count, type, req)
+
+WRAP_WRITE(write, P_BLOCK(int), A_BLOCK)
+WRAP_WRITE(write_all, P_BLOCK(int), A_BLOCK)
+WRAP_WRITE(write_shared, P_BLOCK(int), A_BLOCK)
+WRAP_WRITE(write_ordered, P_BLOCK(int), A_BLOCK)
+WRAP_WRITE(write_at, P_BLOCK_AT(int), A_BLOCK_AT)
+WRAP_WRITE(write_at_all, P_BLOCK_AT(int), A_BLOCK_AT)
+WRAP_WRITE(iwrite, P_NB(int), A_NB)
+WRAP_WRITE(iwrite_all, P_NB(int), A_NB)
+WRAP_WRITE(iwrite_shared, P_NB(int), A_NB)
+WRAP_WRITE(iwrite_at, P_NB_AT(int), A_NB_AT)
+WRAP_WRITE(iwrite_at_all, P_NB_AT(int), A_NB_AT)
+WRAP_WRITE(write_all_end, (MPI_File fh, const void *buf, MPI_Status *status), (fh, buf, status))
+WRAP_WRITE(write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status), (fh, buf, status))
+WRAP_WRITE(write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status), (fh, buf, status))
+
+#undef P_BLOCK
+#undef P_BLOCK_AT
+#undef P_NB
+#undef P_NB_AT
+#define P_BLOCK(T) (MPI_File fh, void *buf, T count, MPI_Datatype type, MPI_Status *status)
+#define P_BLOCK_AT(T) (MPI_File fh, MPI_Offset off, void *buf, T count, MPI_Datatype type, MPI_Status *status)
+#define P_NB(T) (MPI_File fh, void *buf, T count, MPI_Datatype type, MPI_Request *req)
+#define P_NB_AT(T) (MPI_File fh, MPI_Offset off, void *buf, T count, MPI_Datatype type, MPI_Request *req)
+
+WRAP_READ(read, P_BLOCK(int), A_BLOCK)
+WRAP_READ(read_all, P_BLOCK(int), A_BLOCK)
+WRAP_READ(read_shared, P_BLOCK(int), A_BLOCK)
+WRAP_READ(read_ordered, P_BLOCK(int), A_BLOCK)
+WRAP_READ(read_at, P_BLOCK_AT(int), A_BLOCK_AT)
+WRAP_READ(read_at_all, P_BLOCK_AT(int), A_BLOCK_AT)
+WRAP_READ(iread, P_NB(int), A_NB)
+WRAP_READ(iread_all, P_NB(int), A_NB)
+WRAP_READ(iread_shared, P_NB(int), A_NB)
+WRAP_READ(iread_at, P_NB_AT(int), A_NB_AT)
+WRAP_READ(iread_at_all, P_NB_AT(int), A_NB_AT)
+
+/* ---- MPI_Finalize: one summary of every rank's statistics ------------------ */
+
+static const char *const op_names[FFIO_STAT_NOPS] = {
+	"read", "write", "sync", "truncate", "seek", "open", "close",
+};
+
+/* The name of value v, or NULL for values not reported. */
+static void value_name(int v, char *buf, size_t len)
+{
+	if (v < V_BYTES)
+		snprintf(buf, len, "%s calls", op_names[v - V_COUNT]);
+	else if (v < V_NSEC)
+		snprintf(buf, len, "%s bytes", op_names[v - V_BYTES]);
+	else if (v < V_HITS)
+		snprintf(buf, len, "%s seconds", op_names[v - V_NSEC]);
+	else
+		snprintf(buf, len, "%s", (const char *[]){ "cache hits", "cache misses",
+			 "read-ahead used", "read-ahead wasted", "evictions" }[v - V_HITS]);
+}
+
+static void emit(char **out, size_t *len, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void emit(char **out, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	char line[512];
+
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	if (*len + (size_t)n + 1 > *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		while (c < *len + (size_t)n + 1)
+			c *= 2;
+		char *p = realloc(*out, c);
+		if (!p)
+			return;
+		*out = p;
+		*cap = c;
+	}
+	memcpy(*out + *len, line, (size_t)n);
+	*len += (size_t)n;
+	(*out)[*len] = '\0';
+}
+
+static void format_value(char *buf, size_t len, int v, double x)
+{
+	if (v >= V_NSEC && v < V_HITS)
+		snprintf(buf, len, "%.6f", x / 1e9);
+	else
+		snprintf(buf, len, "%.0f", x);
+}
+
+/* Rank 0: reduce the records of every rank (all[rank][i], counts n[rank])
+ * and write the summary. */
+static void summarise(struct rec *all, const int *n, const int *displ, int nranks)
+{
+	char *out = NULL;
+	size_t len = 0, cap = 0;
+	int total = 0;
+
+	for (int r = 0; r < nranks; r++)
+		total += n[r];
+	emit(&out, &len, &cap, "ffio: MPI summary over %d ranks (min, mean, max and the rank "
+	     "that had them)\n", nranks);
+
+	/* Each distinct (path, layer, position), in the order first seen. */
+	for (int k = 0; k < total; k++) {
+		struct rec *key = &all[k];
+		int first = 1;
+		for (int j = 0; j < k && first; j++)
+			if (all[j].position == key->position && strcmp(all[j].layer, key->layer) == 0 &&
+			    strcmp(all[j].path, key->path) == 0)
+				first = 0;
+		if (!first)
+			continue;
+		emit(&out, &len, &cap, "ffio: %s, layer %d (%s)\n", key->path, key->position, key->layer);
+		emit(&out, &len, &cap, "ffio:   %-20s %14s %5s %16s %14s %5s %16s\n", "value", "min",
+		     "rank", "mean", "max", "rank", "total");
+		for (int v = 0; v < NV; v++) {
+			double sum = 0, mn = 0, mx = 0;
+			int rmin = -1, rmax = -1;
+			for (int r = 0; r < nranks; r++) {
+				double x = 0;
+				for (int i = displ[r]; i < displ[r] + n[r]; i++)
+					if (all[i].position == key->position &&
+					    strcmp(all[i].layer, key->layer) == 0 &&
+					    strcmp(all[i].path, key->path) == 0)
+						x += (double)all[i].v[v];
+				sum += x;
+				if (rmin < 0 || x < mn) {
+					mn = x;
+					rmin = r;
+				}
+				if (rmax < 0 || x > mx) {
+					mx = x;
+					rmax = r;
+				}
+			}
+			if (sum == 0)
+				continue;
+			char name[32], smin[32], smean[32], smax[32], stot[32];
+			value_name(v, name, sizeof(name));
+			format_value(smin, sizeof(smin), v, mn);
+			format_value(smean, sizeof(smean), v, sum / nranks);
+			format_value(smax, sizeof(smax), v, mx);
+			format_value(stot, sizeof(stot), v, sum);
+			if (v < V_NSEC || v >= V_HITS) /* means of counts keep one decimal */
+				snprintf(smean, sizeof(smean), "%.1f", sum / nranks);
+			emit(&out, &len, &cap, "ffio:   %-20s %14s %5d %16s %14s %5d %16s\n", name, smin,
+			     rmin, smean, smax, rmax, stot);
+		}
+	}
+	if (out)
+		ffio_log_raw(out, len);
+	free(out);
+}
+
+static void finalize_summary(void)
+{
+	int nranks, rank;
+	int *n = NULL, *displ = NULL, *bytes = NULL, *bdispl = NULL;
+	struct rec *all = NULL;
+
+	PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0) {
+		n = calloc((size_t)nranks, sizeof(int));
+		displ = calloc((size_t)nranks, sizeof(int));
+		bytes = calloc((size_t)nranks, sizeof(int));
+		bdispl = calloc((size_t)nranks, sizeof(int));
+	}
+	/* Every rank takes part in both collectives even when rank 0 is short
+	 * of memory; rank 0 then just prints nothing. */
+	PMPI_Gather(&nrecs, 1, MPI_INT, n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	int total = 0;
+	if (rank == 0 && n && displ && bytes && bdispl) {
+		for (int r = 0; r < nranks; r++) {
+			displ[r] = total;
+			bdispl[r] = total * (int)sizeof(struct rec);
+			bytes[r] = n[r] * (int)sizeof(struct rec);
+			total += n[r];
+		}
+		all = calloc(total ? (size_t)total : 1, sizeof(struct rec));
+	}
+	/* Rank 0 says whether it can receive; nobody sends otherwise. */
+	int ok = rank != 0 || all != NULL;
+	PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (ok)
+		PMPI_Gatherv(recs, nrecs * (int)sizeof(struct rec), MPI_BYTE, all, bytes, bdispl,
+			     MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (rank == 0 && ok && total > 0)
+		summarise(all, n, displ, nranks);
+	else if (rank == 0 && !ok)
+		ffio_log("mpi: out of memory for the summary");
+	free(all);
+	free(n);
+	free(displ);
+	free(bytes);
+	free(bdispl);
+}
+
+int MPI_Finalize(void)
+{
+	finalize_summary();
+	free(recs);
+	recs = NULL;
+	nrecs = caprecs = 0;
+	return PMPI_Finalize();
+}

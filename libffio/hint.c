@@ -1,0 +1,182 @@
+/* hint.c -- per-file and per-rank choices made by callers that know more
+ * than FF_IO_OPTS: the MPI glue (libffio_mpi.so) tells the core "the next
+ * open of this path uses this stack" (the MPI_Info hint ffio_opts), gives
+ * a rank its own extra spec (FF_IO_OPTS_RANK<n>), and marks files
+ * write-through (MPI atomic mode).  The open wrapper consults
+ * ffio_hint_match() before ffio_spec_match(); the write paths consult
+ * ffio_hint_writethrough().
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ffio-internal.h"
+
+/* One pushed hint.  Hints are never freed: a file opened under a hint keeps
+ * a pointer to its entry for its whole life.  A popped hint stays in the
+ * list (inactive) and is reused when the same path and stack come again. */
+struct hint {
+	char *path;
+	char *stack;
+	int active;             /* pushes not yet popped */
+	struct ffio_spec *spec; /* one entry, no pattern */
+	struct hint *next;
+};
+
+static pthread_mutex_t hint_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hint *hints;
+static atomic_int hints_active;             /* fast path: 0 = nothing to match */
+static struct ffio_spec *rank_spec;         /* FF_IO_OPTS_RANK<n>, or NULL */
+
+/* Files in write-through mode, identified by pointer and inode (a freed
+ * and reused ffio_file never inherits the mode). */
+#define WT_MAX 64
+struct wt_file {
+	const struct ffio_file *f;
+	dev_t dev;
+	ino_t ino;
+};
+static struct wt_file wt_files[WT_MAX];
+static atomic_int wt_count;
+
+int ffio_hint_push(const char *path, const char *stack, char *err, size_t errlen)
+{
+	struct hint *h;
+	int ret = 0;
+
+	pthread_mutex_lock(&hint_lock);
+	for (h = hints; h; h = h->next)
+		if (strcmp(h->path, path) == 0 && strcmp(h->stack, stack) == 0)
+			break;
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = ffio_spec_parse_stack(stack, "ffio_opts", &h->spec, err, errlen);
+		if (ret == 0 && (!h->spec || h->spec->nentries != 1))
+			ret = -EINVAL;
+		if (ret == 0) {
+			h->path = strdup(path);
+			h->stack = strdup(stack);
+			if (!h->path || !h->stack)
+				ret = -ENOMEM;
+		}
+		if (ret < 0) {
+			if (h->spec)
+				ffio_spec_free(h->spec);
+			free(h->path);
+			free(h->stack);
+			free(h);
+			goto out;
+		}
+		h->next = hints;
+		hints = h;
+	}
+	h->active++;
+	atomic_fetch_add(&hints_active, 1);
+out:
+	pthread_mutex_unlock(&hint_lock);
+	return ret;
+}
+
+void ffio_hint_pop(const char *path)
+{
+	pthread_mutex_lock(&hint_lock);
+	for (struct hint *h = hints; h; h = h->next) {
+		if (h->active > 0 && strcmp(h->path, path) == 0) {
+			h->active--;
+			atomic_fetch_sub(&hints_active, 1);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hint_lock);
+}
+
+int ffio_hint_set_rank_spec(const char *text, const char *source, char *err, size_t errlen)
+{
+	struct ffio_spec *s = NULL;
+	int ret = ffio_spec_parse(text, source, &s, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&hint_lock);
+	/* An earlier rank spec may be in use by open files: keep it. */
+	rank_spec = s;
+	atomic_fetch_add(&hints_active, 1);
+	pthread_mutex_unlock(&hint_lock);
+	return 0;
+}
+
+struct ffio_entry *ffio_hint_match(const char *path)
+{
+	struct ffio_entry *e = NULL;
+
+	if (atomic_load_explicit(&hints_active, memory_order_relaxed) == 0 || !path)
+		return NULL;
+	pthread_mutex_lock(&hint_lock);
+	for (struct hint *h = hints; h; h = h->next) {
+		if (h->active > 0 && strcmp(h->path, path) == 0) {
+			e = &h->spec->entry[0];
+			break;
+		}
+	}
+	if (!e && rank_spec)
+		e = ffio_spec_match(rank_spec, path);
+	pthread_mutex_unlock(&hint_lock);
+	return e;
+}
+
+static int wt_free_slot(void)
+{
+	for (int i = 0; i < WT_MAX; i++)
+		if (!wt_files[i].f)
+			return i;
+	return -1;
+}
+
+static int wt_find(const struct ffio_file *f)
+{
+	for (int i = 0; i < WT_MAX; i++)
+		if (wt_files[i].f == f && wt_files[i].dev == f->dev && wt_files[i].ino == f->ino)
+			return i;
+	return -1;
+}
+
+int ffio_hint_set_writethrough(struct ffio_file *f, int on)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&hint_lock);
+	int i = wt_find(f);
+	if (on && i < 0) {
+		i = wt_free_slot();
+		if (i < 0) {
+			ret = -ENOSPC;
+		} else {
+			wt_files[i] = (struct wt_file){ .f = f, .dev = f->dev, .ino = f->ino };
+			atomic_fetch_add(&wt_count, 1);
+		}
+	} else if (!on && i >= 0) {
+		wt_files[i] = (struct wt_file){ 0 };
+		atomic_fetch_sub(&wt_count, 1);
+	}
+	pthread_mutex_unlock(&hint_lock);
+	return ret;
+}
+
+int ffio_hint_writethrough(const struct ffio_file *f)
+{
+	int on;
+
+	if (atomic_load_explicit(&wt_count, memory_order_relaxed) == 0)
+		return 0;
+	pthread_mutex_lock(&hint_lock);
+	on = wt_find(f) >= 0;
+	pthread_mutex_unlock(&hint_lock);
+	return on;
+}
