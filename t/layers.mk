@@ -5,3 +5,6 @@ TESTS += t/layer_event t/layer_fault t/layer_delay
 t_layer_event_LDADD = libffio.la
 t_layer_fault_LDADD = libffio.la
 t_layer_delay_LDADD = libffio.la
+check_SCRIPTS += t/layer_preload.sh
+TESTS += t/layer_preload.sh
+EXTRA_DIST += t/layer_preload.sh
