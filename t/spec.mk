@@ -10,3 +10,35 @@ check_PROGRAMS += t/spec_values t/spec_match
 TESTS += t/spec_values t/spec_match
 t_spec_values_LDADD = libffio.la
 t_spec_match_LDADD = libffio.la
+# The fuzz harness in its plain form: seeds plus deterministic mutations.
+check_PROGRAMS += t/fuzz_spec
+TESTS += t/fuzz_spec
+t_fuzz_spec_LDADD = libffio.la
+EXTRA_DIST += t/fuzz/spec.dict \
+	t/fuzz/spec/seed01 \
+	t/fuzz/spec/seed02 \
+	t/fuzz/spec/seed03 \
+	t/fuzz/spec/seed04 \
+	t/fuzz/spec/seed05 \
+	t/fuzz/spec/seed06 \
+	t/fuzz/spec/seed07 \
+	t/fuzz/spec/seed08 \
+	t/fuzz/spec/seed09 \
+	t/fuzz/spec/seed10 \
+	t/fuzz/spec/seed11 \
+	t/fuzz/spec/seed12 \
+	t/fuzz/spec/seed13 \
+	t/fuzz/spec/seed14 \
+	t/fuzz/spec/seed15 \
+	t/fuzz/spec/seed16 \
+	t/fuzz/spec/seed17 \
+	t/fuzz/spec/seed18 \
+	t/fuzz/spec/seed19 \
+	t/fuzz/spec/seed20 \
+	t/fuzz/spec/seed21 \
+	t/fuzz/spec/seed22 \
+	t/fuzz/spec/seed23 \
+	t/fuzz/spec/seed24 \
+	t/fuzz/spec/seed25 \
+	t/fuzz/spec/seed26 \
+	t/fuzz/spec/seed27
