@@ -116,7 +116,7 @@ static int ring_ready(struct uring *u)
 			err = io_uring_queue_init_params(u->depth, &u->ring, &p);
 			if (err < 0) {
 				ffio_log_once(&uring_sqpoll_logged,
-					      "uring: .sqpoll not available here (%s); using a plain ring",
+					      "layer 'uring': .sqpoll is not available here (%s); using a ring without it",
 					      strerror(-err));
 				memset(&p, 0, sizeof p);
 			}
@@ -126,7 +126,7 @@ static int ring_ready(struct uring *u)
 	}
 	if (err < 0) {
 		ffio_log_once(&uring_unavailable_logged,
-			      "uring: io_uring cannot be set up here (%s); using sys instead",
+			      "layer 'uring' is not available here (io_uring cannot be set up: %s); using 'sys'",
 			      strerror(-err));
 		u->ring_state = RING_UNAVAILABLE;
 		return 0;

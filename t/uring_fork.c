@@ -9,13 +9,13 @@
 
 int main(void)
 {
-	tap_plan(8);
 	if (!ut_uring_is_real())
 		tap_skip_all("built without liburing");
 	ut_mkdir("uring_fork");
 	const char *fifo = ut_path("fifo");
 	if (mkfifo(fifo, 0600) < 0)
 		tap_skip_all("mkfifo failed");
+	tap_plan(8);
 
 	int fd = ffopen(fifo, O_RDWR, 0, "uring:4");
 	int g = ffopen(ut_path("file"), O_RDWR | O_CREAT | O_TRUNC, 0644, "uring:4");
