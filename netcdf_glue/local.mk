@@ -1,1 +1,9 @@
-# netcdf_glue/local.mk -- see the comment in the files of netcdf_glue/.
+# netcdf_glue/local.mk -- libffio_netcdf.so, the serial netCDF glue (see
+# netcdf_glue/ffio_netcdf.c); built only when configure found netCDF.
+if HAVE_NETCDF
+lib_LTLIBRARIES += libffio_netcdf.la
+libffio_netcdf_la_SOURCES = netcdf_glue/ffio_netcdf.c netcdf_glue/discard.c
+libffio_netcdf_la_CFLAGS = $(AM_CFLAGS) $(NETCDF_CFLAGS)
+libffio_netcdf_la_LIBADD = libffio.la -ldl
+libffio_netcdf_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+endif
