@@ -56,6 +56,7 @@ static const struct {
 	{"a(eie:-1)", P "1 \"a(eie:-1)\", column 7: value \"-1\" of \"size\" is out of range (expected 1..262144)"},
 	{"a(eie:4g)", P "1 \"a(eie:4g)\", column 7: value \"4g\" of \"size\" is out of range (expected 1..262144)"},
 	{"a(eie:1:2:3:2)", P "1 \"a(eie:1:2:3:2)\", column 13: value \"2\" of \"share\" is out of range (expected 0..1)"},
+	{"a(eie:1:2:2000)", P "1 \"a(eie:1:2:2000)\", column 3: eie: read-ahead 2000 is out of the cache's range (0..1024)"},
 	{"a(bufa:0)", P "1 \"a(bufa:0)\", column 8: value \"0\" of \"bs\" is out of range (expected 1..262144)"},
 	{"a(eie:9223372036854775808)", P "1 \"a(eie:9223372036854775808)\", column 7: number too large: \"9223372036854775808\""},
 	{"a(eie:9223372036854775807k)", P "1 \"a(eie:9223372036854775807k)\", column 7: number too large: \"9223372036854775807k\""},

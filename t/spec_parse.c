@@ -324,9 +324,36 @@ static void forms(void)
 	tap_ok(rc == -EINVAL && s == NULL, "parse_stack error: -EINVAL, no spec");
 }
 
+/* fault:OP:ERRNO:AFTER = fault:op=OP:errno=ERRNO:after=N; delay's time units. */
+static void fault_delay(void)
+{
+	struct ffio_spec *a = NULL, *b = NULL;
+	char e2[256];
+
+	if (!has_params(&ffio_layer_fault, 3) || !has_params(&ffio_layer_delay, 1)) {
+		for (int i = 0; i < 4; i++)
+			tap_skip("fault/delay do not declare their parameters yet");
+		return;
+	}
+	int ra = ffio_spec_parse("*(fault:write:ENOSPC:3)", "FF_IO_OPTS", &a, err, sizeof err);
+	int rb = ffio_spec_parse("*(fault:after=3:errno=28:op=write)", "FF_IO_OPTS", &b, e2, sizeof e2);
+	tap_ok(ra == 0 && rb == 0 &&
+		       memcmp(a->entry[0].layer[0].arg, b->entry[0].layer[0].arg,
+			      sizeof a->entry[0].layer[0].arg) == 0,
+	       "fault:write:ENOSPC:3 == fault:after=3:errno=28:op=write");
+	tap_ok(ra == 0 && a->entry[0].layer[0].arg[1] == ENOSPC && a->entry[0].layer[0].arg[2] == 3,
+	       "errno name ENOSPC, after 3");
+	ffio_spec_free(a);
+	ffio_spec_free(b);
+	a = parse("*(delay:10ms, sys)");
+	tap_ok(a && a->entry[0].layer[0].arg[0] == 10000000, "delay:10ms = 10^7 ns");
+	ffio_spec_free(a);
+}
+
 int main(void)
 {
 	brief_example();
+	fault_delay();
 	compat_mapping();
 	positional_named();
 	defaults();
