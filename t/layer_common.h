@@ -20,7 +20,7 @@ static char lt_log[300];
 static size_t lt_log_seen; /* bytes of the log already returned */
 
 /* A scratch directory, and FF_IO_LOGFILE in it (before any log line). */
-static void lt_setup(const char *name)
+static inline void lt_setup(const char *name)
 {
 	snprintf(lt_dir, sizeof lt_dir, "%s/ffio-%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
 	if (!mkdtemp(lt_dir)) {
@@ -31,7 +31,7 @@ static void lt_setup(const char *name)
 	setenv("FF_IO_LOGFILE", lt_log, 1);
 }
 
-static char *lt_path(const char *name)
+static inline char *lt_path(const char *name)
 {
 	static char buf[4][400];
 	static int next;
@@ -41,7 +41,7 @@ static char *lt_path(const char *name)
 }
 
 /* The log text written since the previous call (malloc'd, NUL-ended). */
-static char *lt_log_new(void)
+static inline char *lt_log_new(void)
 {
 	FILE *fp = fopen(lt_log, "r");
 	char *text;
@@ -63,7 +63,7 @@ static char *lt_log_new(void)
 }
 
 /* The line of text that contains key (copied into line), or NULL. */
-static const char *lt_line(const char *text, const char *key, char *line, size_t len)
+static inline const char *lt_line(const char *text, const char *key, char *line, size_t len)
 {
 	const char *p = strstr(text, key), *b, *e;
 
@@ -82,7 +82,7 @@ static const char *lt_line(const char *text, const char *key, char *line, size_t
 }
 
 /* How many times needle occurs in text. */
-static int lt_count(const char *text, const char *needle)
+static inline int lt_count(const char *text, const char *needle)
 {
 	int n = 0;
 	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
@@ -91,7 +91,7 @@ static int lt_count(const char *text, const char *needle)
 }
 
 /* The size of a file as the kernel sees it, or -1. */
-static long long lt_disk_size(const char *path)
+static inline long long lt_disk_size(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
@@ -99,7 +99,7 @@ static long long lt_disk_size(const char *path)
 
 /* Submit one asynchronous request to fd's stack, as a layer above its
  * top would. */
-static int lt_submit(int fd, struct ffio_req *r)
+static inline int lt_submit(int fd, struct ffio_req *r)
 {
 	struct ffio_file *f = ffio_fd_get(fd);
 	struct ffio_layer head = {0};
@@ -115,7 +115,7 @@ static int lt_submit(int fd, struct ffio_req *r)
 	return rc;
 }
 
-static int lt_reap(int fd, unsigned min)
+static inline int lt_reap(int fd, unsigned min)
 {
 	struct ffio_file *f = ffio_fd_get(fd);
 	struct ffio_layer head = {0};

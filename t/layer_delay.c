@@ -52,16 +52,16 @@ static void on_done(struct ffio_req *r)
 	done_calls++;
 }
 
-static void test_async(void)
+static void test_async(const char *spec)
 {
 	char data[4][64], back[64];
 	struct iovec iov[4];
 	struct ffio_req req[4];
-	int fd = ffopen(lt_path("a.dat"), O_RDWR | O_CREAT | O_TRUNC, 0644, "delay:5ms:0, sys");
+	int fd = ffopen(lt_path("a.dat"), O_RDWR | O_CREAT | O_TRUNC, 0644, spec);
 	uint64_t t0;
 	int ok = 1;
 
-	tap_ok(fd >= 0, "ffopen with delay:5ms:0");
+	tap_ok(fd >= 0, "ffopen with %s", spec);
 	done_calls = 0;
 	t0 = ffio_now_ns();
 	for (int i = 0; i < 4; i++) {
@@ -94,9 +94,10 @@ static void test_async(void)
 int main(void)
 {
 	lt_setup("delay");
-	tap_plan(22);
+	tap_plan(34);
 	test_latency();
 	test_bandwidth();
-	test_async();
+	test_async("delay:5ms:0, sys");
+	test_async("delay:5ms:0, uring:8");
 	return tap_done();
 }
