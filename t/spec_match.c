@@ -42,13 +42,15 @@ int main(void)
 		{"data.nc", 1},                 /* first match wins over entry 5 */
 		{"data.h5", 5},
 		{"", 0},
+		{"data/x.h4", 6},               /* relative pattern, as given */
+		{"./data/x.h4", 7},             /* only the leading-* form */
 	};
 	char err[512];
 	int n = (int)(sizeof cases / sizeof cases[0]);
 
 	tap_plan(n + 5);
 	int rc = ffio_spec_parse("*.nc(event) /scratch/*.dat(event) /home/*/notes.txt(event) "
-				 "test*(sys) data.*(event.trace)",
+				 "test*(sys) data.*(event.trace) data/*.h4(sys) *data/*.h4(sys)",
 				 "FF_IO_OPTS", &spec, err, sizeof err);
 	if (!tap_ok(rc == 0, "spec parses")) {
 		tap_diag("%s", err);
