@@ -1,11 +1,17 @@
 /* t/layer_common.h -- helpers shared by the layer tests: a scratch
  * directory, a log file whose new text each test step reads, and a way to
- * reach a file's stack directly (asynchronous requests). */
+ * reach a file's stack directly (asynchronous requests).  The directory is
+ * removed at exit unless FFIO_KEEP_TEST_FILES is set. */
 #ifndef FFIO_T_LAYER_COMMON_H
 #define FFIO_T_LAYER_COMMON_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* nftw; this header comes before any other */
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +24,21 @@
 static char lt_dir[256];
 static char lt_log[300];
 static size_t lt_log_seen; /* bytes of the log already returned */
+static pid_t lt_owner;     /* the process that removes the directory */
+
+static inline int lt_remove(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) < 0 ? -1 : 0;
+}
+
+static inline void lt_cleanup(void)
+{
+	if (getpid() == lt_owner && !getenv("FFIO_KEEP_TEST_FILES"))
+		nftw(lt_dir, lt_remove, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 /* A scratch directory, and FF_IO_LOGFILE in it (before any log line). */
 static inline void lt_setup(const char *name)
@@ -29,6 +50,8 @@ static inline void lt_setup(const char *name)
 	}
 	snprintf(lt_log, sizeof lt_log, "%s/log", lt_dir);
 	setenv("FF_IO_LOGFILE", lt_log, 1);
+	lt_owner = getpid();
+	atexit(lt_cleanup);
 }
 
 static inline char *lt_path(const char *name)

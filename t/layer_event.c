@@ -2,9 +2,9 @@
  * and size histograms for a known sequence of calls; ffgetstats; two event
  * layers in one stack; trace lines; JSON summaries; the summary at exit of
  * a file never closed; asynchronous requests. */
-#include <sys/wait.h>
-
 #include "layer_common.h"
+
+#include <sys/wait.h>
 
 static void test_counts(void)
 {
