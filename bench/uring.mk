@@ -1,1 +1,7 @@
-# bench/uring.mk -- build rules for these benchmarks.
+# bench/uring.mk -- benchmarks of the uring layer: cold strided reads,
+# compute/write overlap, O_DIRECT reads (run by hand; see ffio-uring(7)).
+noinst_HEADERS += bench/uring_bench.h
+noinst_PROGRAMS += bench/uring_strided
+bench_uring_strided_LDADD = libffio.la
+noinst_PROGRAMS += bench/uring_overlap
+bench_uring_overlap_LDADD = libffio.la

@@ -1,0 +1,188 @@
+/* bench/uring_overlap.c -- a compute + write loop: each step computes (a
+ * fixed amount of work, about T on an idle core), then writes a BLOCK
+ * (4 MiB).  Run four ways: compute only, write only (synchronous),
+ * compute then write, and overlapped (the block goes out asynchronously
+ * through the uring layer while the next step computes; two buffers).
+ * Reports the overlap fraction: (compute + io - total) / min(compute, io),
+ * 1 = perfect.  A stack given as argument is also timed the ordinary way
+ * (ffpwrite after each step): it overlaps as much as its write-behind lets.
+ * Usage: uring_overlap [-f FILE] [-T MS] [-n STEPS] [-b BLOCK] [-R REPS] [SPEC...] */
+#include "uring_bench.h"
+
+static double compute_ms = 5;
+static size_t block = 4u << 20;
+static int steps = 32;
+static volatile double sink;
+
+static long work; /* iterations of one step's computation (calibrated) */
+
+static void compute(void)
+{
+	double x = 1;
+	for (long i = 0; i < work; i++)
+		x = x * 1.0000001 + 1e-9;
+	sink = x;
+}
+
+/* A fixed amount of work that takes about compute_ms on an idle core. */
+static void calibrate(void)
+{
+	double best = 1e9;
+	work = 1000000;
+	for (int i = 0; i < 5; i++) {
+		double t0 = bench_now();
+		compute();
+		double t = bench_now() - t0;
+		if (t < best)
+			best = t;
+	}
+	work = (long)((double)work * compute_ms * 1e-3 / best);
+}
+
+static int open_or_die(const char *path, const char *spec)
+{
+	int fd = ffopen(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, spec);
+	if (fd < 0) {
+		fprintf(stderr, "ffopen %s: %s\n", spec, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static double run_compute(void)
+{
+	double t0 = bench_now();
+	for (int s = 0; s < steps; s++)
+		compute();
+	return bench_now() - t0;
+}
+
+/* sync: compute, then write (do_compute 0: write only) */
+static double run_sync(const char *path, const char *spec, char *buf, int do_compute)
+{
+	int fd = open_or_die(path, spec);
+	double t0 = bench_now();
+	for (int s = 0; s < steps; s++) {
+		if (do_compute)
+			compute();
+		if (ffpwrite(fd, buf, block, (off_t)s * (off_t)block) != (ssize_t)block) {
+			perror("ffpwrite");
+			exit(1);
+		}
+	}
+	if (ffclose(fd) < 0) {
+		perror("ffclose");
+		exit(1);
+	}
+	return bench_now() - t0;
+}
+
+struct slot {
+	struct ffio_req r;
+	struct iovec iov;
+	int busy;
+};
+
+static void slot_done(struct ffio_req *r)
+{
+	struct slot *s = r->data;
+	if (r->res != (ssize_t)block) {
+		fprintf(stderr, "async write: %zd\n", r->res);
+		exit(1);
+	}
+	s->busy = 0;
+}
+
+/* async through the uring layer: two buffers, write s while computing s+1 */
+static double run_async(const char *path, const char *spec, char *buf[2])
+{
+	int fd = open_or_die(path, spec);
+	struct ffio_file *f = ffio_fd_get(fd);
+	struct ffio_layer *b = f->top;
+	while (b->below)
+		b = b->below;
+	struct ffio_layer above = { .below = b, .file = f };
+	struct slot sl[2] = { { .busy = 0 }, { .busy = 0 } };
+	double t0 = bench_now();
+	for (int s = 0; s < steps; s++) {
+		struct slot *x = &sl[s % 2];
+		compute();
+		while (x->busy)
+			if (ffio_below_reap(&above, 1) < 0)
+				exit(1);
+		x->iov = (struct iovec){ buf[s % 2], block };
+		x->r = (struct ffio_req){ .op = FFIO_OP_WRITE, .iov = &x->iov, .iovcnt = 1,
+					  .off = (off_t)s * (off_t)block, .done = slot_done, .data = x };
+		x->busy = 1;
+		if (ffio_below_submit(&above, &x->r) < 0 || ffio_below_commit(&above) < 0)
+			exit(1);
+		ffio_below_reap(&above, 0);
+	}
+	while (sl[0].busy || sl[1].busy)
+		if (ffio_below_reap(&above, 1) < 0)
+			exit(1);
+	if (ffclose(fd) < 0)
+		exit(1);
+	return bench_now() - t0;
+}
+
+static double overlap(double c, double io, double total)
+{
+	double m = c < io ? c : io;
+	return m > 0 ? (c + io - total) / m : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = "uring_overlap.dat";
+	int reps = 3, opt;
+	while ((opt = getopt(argc, argv, "f:T:n:b:R:")) != -1) {
+		switch (opt) {
+		case 'f': path = optarg; break;
+		case 'T': compute_ms = atof(optarg); break;
+		case 'n': steps = atoi(optarg); break;
+		case 'b': block = strtoul(optarg, NULL, 0); break;
+		case 'R': reps = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: %s [-f FILE] [-T MS] [-n STEPS] [-b BLOCK] [-R REPS] [SPEC...]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > 99)
+		reps = 3;
+	calibrate();
+	char *buf[2] = { ffio_buf_alloc(block, 4096), ffio_buf_alloc(block, 4096) };
+	memset(buf[0], 'a', block);
+	memset(buf[1], 'b', block);
+	double t[100];
+
+	for (int r = 0; r < reps; r++)
+		t[r] = run_compute();
+	double c = bench_median(t, reps);
+	for (int r = 0; r < reps; r++)
+		t[r] = run_sync(path, "sys", buf[0], 0);
+	double io = bench_median(t, reps);
+	for (int r = 0; r < reps; r++)
+		t[r] = run_sync(path, "sys", buf[0], 1);
+	double seq = bench_median(t, reps);
+	for (int r = 0; r < reps; r++)
+		t[r] = run_async(path, "uring:64", buf);
+	double as = bench_median(t, reps);
+
+	printf("# compute %.1f ms + write %zu KiB, %d steps, median of %d\n", compute_ms,
+	       block >> 10, steps, reps);
+	printf("%-40s %8.4f s\n", "compute only", c);
+	printf("%-40s %8.4f s\n", "write only (sys)", io);
+	printf("%-40s %8.4f s  overlap %4.0f%%\n", "compute, then write (sys)", seq, 100 * overlap(c, io, seq));
+	printf("%-40s %8.4f s  overlap %4.0f%%\n", "compute || async write (uring:64)", as, 100 * overlap(c, io, as));
+	for (int i = optind; i < argc; i++) {
+		for (int r = 0; r < reps; r++)
+			t[r] = run_sync(path, argv[i], buf[0], 1);
+		double m = bench_median(t, reps);
+		printf("%-40s %8.4f s  overlap %4.0f%%\n", argv[i], m, 100 * overlap(c, io, m));
+	}
+	unlink(path);
+	ffio_buf_free(buf[0], block);
+	ffio_buf_free(buf[1], block);
+	return 0;
+}
