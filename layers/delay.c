@@ -11,7 +11,8 @@
  * depth) share the bandwidth but not the latency.  A request's simulated
  * completion time is computed when it starts; the real I/O is done, then
  * the caller sleeps until that absolute deadline (clock_nanosleep), so the
- * real work is hidden in the simulated cost, not added to it.  An
+ * real work is hidden in the simulated cost, not added to it; a wake-up's
+ * overshoot is taken off the next request's cost.  An
  * asynchronous request is handed back (its done() called) from reap()
  * once its deadline has passed.
  */
@@ -45,6 +46,7 @@ struct delay {
 	struct ffio_layer base;
 	pthread_mutex_t lock;   /* guards everything below */
 	uint64_t link_free;     /* when the simulated link finishes its transfers */
+	uint64_t credit;        /* ns the last synchronous sleep overshot its deadline */
 	unsigned inflight;      /* submitted below, not yet completed there */
 	struct delay_req *held; /* completed below, waiting for their deadline */
 	struct ffio_stats st;   /* requests, bytes, simulated time charged */
@@ -69,6 +71,14 @@ static uint64_t delay_deadline(struct delay *d, enum ffio_stat_op op, size_t n)
 	start = d->link_free > now ? d->link_free : now;
 	d->link_free = start + xfer;
 	deadline = start + xfer + latency;
+	if (d->credit) {
+		/* Give back what the previous sleep overshot, so that a run of
+		 * requests costs the sum of their simulated times, not that
+		 * plus every wake-up latency. */
+		uint64_t c = d->credit < xfer + latency ? d->credit : xfer + latency;
+		deadline -= c;
+		d->credit -= c;
+	}
 	d->st.count[op]++;
 	d->st.bytes[op] += n;
 	d->st.nsec[op] += deadline - now;
@@ -76,14 +86,29 @@ static uint64_t delay_deadline(struct delay *d, enum ffio_stat_op op, size_t n)
 	return deadline;
 }
 
-static void sleep_until(uint64_t deadline)
+/* Sleep until deadline; returns by how much the wake-up overshot it. */
+static uint64_t sleep_until(uint64_t deadline)
 {
 	struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+	uint64_t now = ffio_now_ns();
 
-	if (ffio_now_ns() >= deadline)
-		return;
+	if (now >= deadline)
+		return 0;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
+	now = ffio_now_ns();
+	return now > deadline ? now - deadline : 0;
+}
+
+/* A synchronous request's wait; its overshoot is credited to the next one
+ * (at most 10 ms, so that one long stall is not paid back as free I/O). */
+static void delay_wait(struct delay *d, uint64_t deadline)
+{
+	uint64_t over = sleep_until(deadline);
+
+	pthread_mutex_lock(&d->lock);
+	d->credit = over < 10000000u ? over : 10000000u;
+	pthread_mutex_unlock(&d->lock);
 }
 
 static ssize_t delay_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
@@ -91,7 +116,7 @@ static ssize_t delay_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_READ, n);
 	ssize_t r = ffio_below_pread(l, buf, n, off);
 
-	sleep_until(deadline);
+	delay_wait(DL(l), deadline);
 	return r;
 }
 
@@ -100,7 +125,7 @@ static ssize_t delay_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_WRITE, n);
 	ssize_t r = ffio_below_pwrite(l, buf, n, off);
 
-	sleep_until(deadline);
+	delay_wait(DL(l), deadline);
 	return r;
 }
 
@@ -109,7 +134,7 @@ static ssize_t delay_preadv(struct ffio_layer *l, const struct iovec *iov, int i
 	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_READ, ffio_iov_len(iov, iovcnt));
 	ssize_t r = ffio_below_preadv(l, iov, iovcnt, off);
 
-	sleep_until(deadline);
+	delay_wait(DL(l), deadline);
 	return r;
 }
 
@@ -118,7 +143,7 @@ static ssize_t delay_pwritev(struct ffio_layer *l, const struct iovec *iov, int 
 	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_WRITE, ffio_iov_len(iov, iovcnt));
 	ssize_t r = ffio_below_pwritev(l, iov, iovcnt, off);
 
-	sleep_until(deadline);
+	delay_wait(DL(l), deadline);
 	return r;
 }
 
@@ -127,7 +152,7 @@ static int delay_fsync(struct ffio_layer *l, int datasync)
 	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_SYNC, 0);
 	int r = ffio_below_fsync(l, datasync);
 
-	sleep_until(deadline);
+	delay_wait(DL(l), deadline);
 	return r;
 }
 
