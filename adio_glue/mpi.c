@@ -7,7 +7,10 @@
  *     FF_IO_OPTS for files opened after MPI_Init;
  *   - MPI_File_set_atomicity(true): the file becomes write-through (flushed
  *     after every write call; reads drop clean cached data first);
- *   - MPI_File_sync: a full flush point (flush, fsync, drop clean data);
+ *   - MPI_File_sync: a full flush point (flush, fsync, drop clean data) on
+ *     every rank (ROMIO itself calls fsync only on ranks that wrote);
+ *   - MPI_File_set_size, MPI_File_preallocate: every rank drops its idea of
+ *     the size (ROMIO truncates on one rank only);
  *   - MPI_File_close: flushes, and keeps the file's layer statistics;
  *   - MPI_Finalize: the statistics of all ranks are reduced (min, mean,
  *     max and which rank) and rank 0 writes one summary to FF_IO_LOGFILE.
@@ -285,6 +288,28 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 	if (ret < 0)
 		return io_error(-ret);
 	return rc;
+}
+
+/* ROMIO changes the size on one rank only (ftruncate on the first
+ * aggregator); every other rank must drop what it knew of the size. */
+static int after_resize(MPI_File fh, int rc)
+{
+	struct ffio_file *f = ffio_of(mfile_of(fh));
+
+	if (rc != MPI_SUCCESS || !f)
+		return rc;
+	int ret = ffio_file_invalidate(f);
+	return ret < 0 ? io_error(-ret) : rc;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size)
+{
+	return after_resize(fh, PMPI_File_set_size(fh, size));
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+	return after_resize(fh, PMPI_File_preallocate(fh, size));
 }
 
 /* ---- atomic mode: write-through and fresh reads ------------------------------ */

@@ -1,0 +1,56 @@
+#!/bin/sh
+# t/adio_glue.sh -- libffio_mpi.so: the ffio_opts hint selects a file's
+# stack without FF_IO_OPTS; a malformed hint gives a message and plain I/O;
+# FF_IO_OPTS_RANK<n> adds entries for one rank; atomic mode makes other
+# ranks' writes visible without sync; MPI_Finalize prints one summary, on
+# rank 0 only (per-rank logs through FF_IO_LOGFILE's %r).  3 ranks; the
+# files are verified by t/adio_check.  Skips without MPI.
+bin="${top_builddir:-.}/t"
+if [ -z "$MPIEXEC" ] || [ ! -x "$bin/adio_mpi_glue" ] || [ -z "$FFIO_LIB" ]; then
+	echo "1..0 # SKIP MPI not configured"
+	exit 0
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+echo "1..12"
+i=0
+ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
+
+# run MODE [VAR=VALUE...]: run the glue program, then check its file.
+run() {
+	mode=$1; shift
+	file="$dir/adio_$mode.dat"
+	rm -f "$file" "$dir"/log.*
+	out=$(env "$@" LD_PRELOAD="$FFIO_LIB" FF_IO_LOGFILE="$dir/log.%r" \
+		timeout 60 $MPIEXEC -n 3 "$bin/adio_mpi_glue" "$mode" "$file" 2>"$dir/err") || {
+		echo "# exit $?: $(head -c 300 "$dir/err" | tr '\n' ' ')"; return 1; }
+	res=$("$bin/adio_check" "$file" ${out#expect }) || { echo "# $res"; return 1; }
+	return 0
+}
+count() { grep -c "$1" "$2" 2>/dev/null || true; }
+
+# The hint alone (FF_IO_OPTS unset) puts an event layer on the file.
+run contig ADIO_FFIO_OPTS="event.summary, cache:4k:16:2"; ok $? "contig with the ffio_opts hint"
+ok "$([ "$(count 'MPI summary over 3 ranks' "$dir/log.0")" = 1 ] && echo 0)" \
+	"rank 0 prints the finalize summary exactly once"
+ok "$([ "$(cat "$dir"/log.1 "$dir"/log.2 2>/dev/null | grep -c 'MPI summary')" = 0 ] && echo 0)" \
+	"the other ranks print no summary"
+ok "$(grep -q 'adio_contig.dat, layer 0 (event)' "$dir/log.0" && echo 0)" \
+	"the summary shows the hinted event layer"
+ok "$(grep -Eq 'write calls +[0-9]+ +[0-2] ' "$dir/log.0" && echo 0)" \
+	"the summary reduces write calls over ranks"
+
+# A malformed hint: one message, the program runs with plain I/O.
+run contig ADIO_FFIO_OPTS="cache:nonsense"; ok $? "contig with a malformed hint"
+ok "$(cat "$dir"/log.* 2>/dev/null | grep -q 'ffio_opts' && echo 0)" "the malformed hint is reported"
+ok "$([ "$(cat "$dir"/log.* 2>/dev/null | grep -c 'MPI summary')" = 0 ] && echo 0)" \
+	"no summary when no file was managed"
+
+# FF_IO_OPTS_RANK1 applies to rank 1 only.
+run contig FF_IO_OPTS_RANK1="adio_*.dat(event.summary, cache:4k:16:2)"; ok $? "contig with FF_IO_OPTS_RANK1"
+ok "$(grep -Eq 'write calls +0 +0 ' "$dir/log.0" && grep -q 'layer 0 (event)' "$dir/log.0" && echo 0)" \
+	"only rank 1's file has the event layer (min 0 on rank 0)"
+
+# Atomic mode over a cache, with and without uring below.
+run atomic FF_IO_OPTS="adio_*.dat(cache:4k:16:2)"; ok $? "atomic mode over cache"
+run atomic ADIO_FFIO_OPTS="cache:4k:16:2, uring:16"; ok $? "atomic mode over cache, uring (hint)"

@@ -1,0 +1,64 @@
+#!/bin/sh
+# t/adio_paths.sh -- every ROMIO path (t/adio_mpi's modes) run by 3 ranks
+# with libffio preloaded and libffio_mpi linked (t/adio_mpi_glue), over the
+# specs cache, cache.sieve and cache over uring; then with libffio alone
+# (t/adio_mpi) for the paths that need no MPI knowledge.  Each file is
+# verified byte for byte by t/adio_check, a plain process without ffio.  An
+# event layer on top proves the file went through ffio (its per-rank log
+# must name the file).  Skips without MPI.
+#
+# Without libffio_mpi, MPI_File_sync on a rank that did not write is no
+# flush point (ROMIO calls fsync only on ranks that wrote) and set_size
+# changes the size on one rank only: coll and size need the glue.
+bin="${top_builddir:-.}/t"
+if [ -z "$MPIEXEC" ] || [ ! -x "$bin/adio_mpi_glue" ] || [ -z "$FFIO_LIB" ]; then
+	echo "1..0 # SKIP MPI not configured"
+	exit 0
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+
+# cache.sieve fills gaps with bytes it read: it is for one writer at a time
+# (brief), so it runs the paths where MPI-IO serialises the writers: data
+# sieving under locks, two-phase collective I/O (one aggregator per node),
+# and the size calls (rank 0 writes).
+all="contig noncontig coll nb size shared atomic"
+set -- "adio_mpi_glue|cache:4k:16:2|$all" \
+       "adio_mpi_glue|cache.sieve:4k:16:2|noncontig coll size" \
+       "adio_mpi_glue|cache:4k:16:2, uring:16|$all" \
+       "adio_mpi|cache:4k:16:2|contig noncontig nb shared atomic"
+n=0
+for s in "$@"; do
+	for m in ${s##*|}; do n=$((n + 1)); done
+done
+echo "1..$n"
+
+i=0
+for s in "$@"; do
+	prog=${s%%|*}
+	rest=${s#*|}
+	spec=${rest%%|*}
+	for mode in ${s##*|}; do
+		i=$((i + 1))
+		file="$dir/adio_$mode.dat"
+		rm -f "$file" "$dir"/log.*
+		out=$(LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="adio_*.dat(event.summary, $spec)" \
+			FF_IO_LOGFILE="$dir/log.%r" \
+			timeout 60 $MPIEXEC -n 3 "$bin/$prog" "$mode" "$file" 2>"$dir/err")
+		rc=$?
+		why=
+		if [ $rc -ne 0 ]; then
+			why="exit $rc: $(head -c 300 "$dir/err")"
+		elif ! res=$("$bin/adio_check" "$file" ${out#expect }); then
+			why="$res"
+		elif ! grep -q "adio_$mode.dat" "$dir/log.0" 2>/dev/null; then
+			why="the file did not go through ffio (no event summary in log.0)"
+		fi
+		if [ -z "$why" ]; then
+			echo "ok $i - $mode over $spec ($prog)"
+		else
+			echo "not ok $i - $mode over $spec ($prog)"
+			echo "# $why" | tr '\n' ' '; echo
+		fi
+	done
+done
