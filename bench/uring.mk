@@ -5,3 +5,5 @@ noinst_PROGRAMS += bench/uring_strided
 bench_uring_strided_LDADD = libffio.la
 noinst_PROGRAMS += bench/uring_overlap
 bench_uring_overlap_LDADD = libffio.la
+noinst_PROGRAMS += bench/uring_direct
+bench_uring_direct_LDADD = libffio.la
