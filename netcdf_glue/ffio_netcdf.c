@@ -5,10 +5,9 @@
  *   nc_create, nc__create, nc_open, nc__open: learn ncid -> file (device,
  *       inode) and the open mode.  A file opened for writing without
  *       NC_SHARE has one writer: it is marked FFIO_FILE_SIEVE so that a
- *       cache may fill gaps.  A file whose stack has a cache and whose
- *       caller gave no chunk size hint gets a larger netCDF window
- *       (FFIO_NETCDF_CHUNK bytes, default the cache page size): netCDF
- *       then does fewer, larger calls, which the cache serves.
+ *       cache may fill gaps.  With FFIO_NETCDF_CHUNK set, a cached file
+ *       whose caller gave no chunk size hint gets that netCDF window
+ *       (off by default: measured, it does not pay; see chunk_for()).
  *   nc_sync: a flush point for that file.  Clean cached data is dropped
  *       first (an NC_SHARE reader rereads the header from the file), and
  *       the file is flushed after netCDF's own sync (its readers see the
@@ -186,13 +185,22 @@ static void ncfile_free(struct ncfile *n)
 /* ---- netCDF's window ----------------------------------------------------- */
 
 /* The chunk size hint to give netCDF for path when its caller gave none:
- * FFIO_NETCDF_CHUNK if set (0: leave netCDF's default), else the page size
- * of the cache in path's stack; 0 when path is not cached. */
+ * FFIO_NETCDF_CHUNK (bytes; suffix k or m) when set and path's stack has a
+ * cache, else 0 (netCDF's default: its window is 2 x st_blksize).
+ * Measured (bench/netcdf_tilerec.sh): a window of the cache page size
+ * (1 MiB) made the tile + record pattern 2-3x slower than netCDF's default,
+ * since netCDF then moves a whole window for every small record; 16 KiB
+ * was no better than the default.  So it is off unless asked for. */
 static size_t chunk_for(const char *path)
 {
-	struct ffio_entry *e = ffio_hint_match(path);
-	const char *env;
+	const char *env = getenv("FFIO_NETCDF_CHUNK");
+	struct ffio_entry *e;
+	unsigned long long v;
+	char *end;
 
+	if (!env || !*env)
+		return 0;
+	e = ffio_hint_match(path);
 	if (!e && ffio_global_spec)
 		e = ffio_spec_match(ffio_global_spec, path);
 	if (!e)
@@ -200,17 +208,12 @@ static size_t chunk_for(const char *path)
 	for (int i = 0; i < e->nlayers; i++) {
 		if (e->layer[i].ops != &ffio_layer_cache)
 			continue;
-		env = getenv("FFIO_NETCDF_CHUNK");
-		if (env && *env) {
-			char *end;
-			unsigned long long v = strtoull(env, &end, 0);
-			if (*end == 'k' || *end == 'K')
-				v <<= 10;
-			else if (*end == 'm' || *end == 'M')
-				v <<= 20;
-			return (size_t)v;
-		}
-		return (size_t)e->layer[i].arg[FFIO_CACHE_PAGE];
+		v = strtoull(env, &end, 0);
+		if (*end == 'k' || *end == 'K')
+			v <<= 10;
+		else if (*end == 'm' || *end == 'M')
+			v <<= 20;
+		return (size_t)v;
 	}
 	return 0;
 }
