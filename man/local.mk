@@ -3,3 +3,4 @@ man_MANS += man/ffopen.3 man/ffread.3 man/ffwrite.3 man/ffpread.3 man/ffpwrite.3
 man_MANS += man/ffio-event.7 man/ffio-fault.7 man/ffio-delay.7
 man_MANS += man/ffio.7
 man_MANS += man/ffio-mpi.7
+man_MANS += man/ffio-uring.7
