@@ -8,8 +8,9 @@ POSIX_CALLS_FORTIFY = -D_FILE_OFFSET_BITS=64 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE
 
 check_PROGRAMS += t/posix_calls t/posix_calls64 t/posix_calls_fortify \
 	t/posix_calls_plain t/posix_calls_plain64 t/posix_calls_plainfort
-TESTS += t/posix_calls t/posix_calls64 t/posix_calls_fortify t/posix_preload.sh
-EXTRA_DIST += t/posix_preload.sh
+TESTS += t/posix_calls t/posix_calls64 t/posix_calls_fortify t/posix_preload.sh \
+	t/posix_ffio_run.sh
+EXTRA_DIST += t/posix_preload.sh t/posix_ffio_run.sh
 
 t_posix_calls_SOURCES = t/posix_calls.c
 t_posix_calls_LDADD = libffio.la
