@@ -1,1 +1,10 @@
-# bench/mpiio.mk -- build rules for these benchmarks.
+# bench/mpiio.mk -- the noncontiguous-view MPI-IO benchmark
+# (bench/mpiio_noncontig.c), built with $(MPICC) when MPI was found; not
+# linked with libffio (run it raw, or with libffio preloaded).
+EXTRA_DIST += bench/mpiio_noncontig.c
+if HAVE_MPI
+noinst_PROGRAMS += bench/mpiio_noncontig
+bench_mpiio_noncontig_SOURCES = bench/mpiio_noncontig.c
+bench_mpiio_noncontig_LDADD =
+$(bench_mpiio_noncontig_OBJECTS) bench/mpiio_noncontig$(EXEEXT): private CC = $(MPICC)
+endif
