@@ -14,3 +14,5 @@ t_uring_bufpool_LDADD = libffio.la
 check_PROGRAMS += t/uring_fallback t/uring_hostmalloc
 TESTS += t/uring_fallback t/uring_hostmalloc
 t_uring_fallback_LDADD = libffio.la
+TESTS += t/uring_model.sh
+EXTRA_DIST += t/uring_model.sh

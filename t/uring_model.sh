@@ -1,0 +1,29 @@
+#!/bin/sh
+# t/uring_model.sh -- the cache's model-based random test (t/cache_model)
+# run over uring stacks: tiny queue depths that force back-pressure,
+# .direct, .sieve, write-through, and the forced fallback to sys.  Each
+# run of the model is one TAP result here; its own lines are diagnostics.
+model="${top_builddir:-.}/t/cache_model"
+if [ ! -x "$model" ]; then
+	echo "1..0 # SKIP t/cache_model not built"
+	exit 0
+fi
+echo "1..2"
+run() { # N DESCRIPTION COMMAND...
+	n=$1 what=$2
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/# /'
+	if [ $rc -eq 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then
+		echo "ok $n - $what"
+	else
+		echo "not ok $n - $what"
+	fi
+}
+run 1 "model over uring stacks (depth 64, 4, 2, 1; direct; sieve; wt)" "$model" \
+	"cache:4k:8:2, uring:64" "cache:16k:4:4, uring:1" "cache:4k:8:2, uring:2" \
+	"cache.sieve:8k:4:2, uring:4" "cache.direct:4k:8:2, uring.direct:2" \
+	"cache.wt:4k:4:1, uring:1"
+run 2 "model over uring with io_uring disabled (sys behaviour)" \
+	env FFIO_URING_DISABLE=1 FF_IO_LOGFILE=/dev/null "$model" "cache:4k:8:2, uring:4" "cache:8k:4:2, uring:1"
