@@ -4,3 +4,4 @@ man_MANS += man/ffio-event.7 man/ffio-fault.7 man/ffio-delay.7
 man_MANS += man/ffio.7
 man_MANS += man/ffio-mpi.7
 man_MANS += man/ffio-uring.7
+man_MANS += man/ffio-run.1
