@@ -1,1 +1,28 @@
-# bench/netcdf.mk -- build rules for these benchmarks.
+# bench/netcdf.mk -- the netCDF benchmarks: bench/netcdf_tilerec (serial
+# tile + record program, with bench/netcdf_tilerec.sh), bench/netcdf_seed
+# (the second seed's Method 1 / Method 2 / tile reads; MPI, with
+# bench/netcdf_seed.sh) and bench/netcdf_ncrcat.sh (NCO's ncrcat).
+# make bench-netcdf runs the default sizes; bench-netcdf-full the seed's.
+EXTRA_DIST += bench/netcdf_tilerec.sh bench/netcdf_seed.sh bench/netcdf_ncrcat.sh
+if HAVE_NETCDF
+noinst_PROGRAMS += bench/netcdf_tilerec
+bench_netcdf_tilerec_CFLAGS = $(AM_CFLAGS) $(NETCDF_CFLAGS)
+bench_netcdf_tilerec_LDADD = $(NETCDF_LIBS)
+if HAVE_MPI
+noinst_PROGRAMS += bench/netcdf_seed
+bench_netcdf_seed_CFLAGS = $(AM_CFLAGS) $(NETCDF_CFLAGS)
+bench_netcdf_seed_LDADD = $(NETCDF_LIBS)
+bench/netcdf_seed-netcdf_seed.$(OBJEXT): CC = $(MPICC)
+bench_netcdf_seed_LINK = $(MPICC) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
+endif
+endif
+NC_BENCH_ENV = MPIEXEC='$(MPIEXEC)'
+bench-netcdf: all
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 5
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)'
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_ncrcat.sh '$(abs_top_builddir)'
+bench-netcdf-full: all
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 3 600 600 150 5 3 8 400 64
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)' 600 600 150 5 3 3
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_ncrcat.sh '$(abs_top_builddir)' 4 4 64 400 1024 3
+.PHONY: bench-netcdf bench-netcdf-full

@@ -1,0 +1,278 @@
+/* bench/netcdf_seed.c -- the second seed's netCDF benchmark: a float array
+ * LON x LAT x LEV in a 2-D (lon, lat) decomposition over PX x PY workers
+ * plus a master (rank 0).
+ *   Method 1: workers send their tiles to the master (MPI), which writes
+ *             them with serial netCDF, tile by tile as they arrive.
+ *   Method 2: the master writes the header with serial netCDF; every rank
+ *             writes its own tile into the same file with MPI-IO at the
+ *             variable's offset (collective, through a subarray view: the
+ *             PnetCDF way).
+ *   Reads:    every worker reads its own tile with serial netCDF.
+ * Each is run on a raw file and on a file that FF_IO_OPTS gives to ffio
+ * (run with libffio preloaded or linked and FF_IO_OPTS matching *.ffio.nc
+ * only; bench/netcdf_seed.sh does this), in the same run, REPS times;
+ * medians are printed, with ratios, and the four written files are
+ * compared byte for byte.
+ *   mpiexec -n PX*PY+1 netcdf_seed DIR [LON LAT LEV PX PY REPS]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <netcdf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHECK(call)                                                                     \
+	do {                                                                            \
+		int e_ = (call);                                                        \
+		if (e_ != NC_NOERR) {                                                   \
+			fprintf(stderr, "rank %d: %s: %s\n", rank, #call, nc_strerror(e_)); \
+			MPI_Abort(MPI_COMM_WORLD, 1);                                   \
+		}                                                                       \
+	} while (0)
+
+static int rank, nranks;
+static size_t nlon = 240, nlat = 240, nlev = 60, px = 3, py = 2, reps = 3;
+static size_t t_start[3], t_count[3]; /* this worker's tile (lev, lat, lon) */
+static float *tile;
+
+static void tile_of(int w, size_t *start, size_t *count)
+{
+	size_t i = (size_t)(w - 1) % px, j = (size_t)(w - 1) / px;
+	start[0] = 0;
+	count[0] = nlev;
+	start[1] = j * nlat / py;
+	count[1] = (j + 1) * nlat / py - start[1];
+	start[2] = i * nlon / px;
+	count[2] = (i + 1) * nlon / px - start[2];
+}
+
+static float value(size_t lev, size_t lat, size_t lon)
+{
+	return (float)((lev * nlat + lat) % 100003) + (float)lon * 0.25f;
+}
+
+static int define(const char *path, int *varid)
+{
+	int ncid, dim[3];
+	CHECK(nc_create(path, NC_CLOBBER | NC_64BIT_OFFSET, &ncid));
+	CHECK(nc_set_fill(ncid, NC_NOFILL, NULL));
+	CHECK(nc_def_dim(ncid, "lev", nlev, &dim[0]));
+	CHECK(nc_def_dim(ncid, "lat", nlat, &dim[1]));
+	CHECK(nc_def_dim(ncid, "lon", nlon, &dim[2]));
+	CHECK(nc_def_var(ncid, "field", NC_FLOAT, 3, dim, varid));
+	CHECK(nc_enddef(ncid));
+	return ncid;
+}
+
+static double method1(const char *path)
+{
+	double t0;
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	if (rank == 0) {
+		int varid, ncid = define(path, &varid);
+		size_t maxn = (nlat / py + 1) * (nlon / px + 1) * nlev;
+		float *buf = malloc(maxn * sizeof *buf);
+		if (!buf)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		for (int n = 1; n < nranks; n++) {
+			MPI_Status st;
+			size_t start[3], count[3];
+			MPI_Recv(buf, (int)maxn, MPI_FLOAT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st);
+			tile_of(st.MPI_SOURCE, start, count);
+			CHECK(nc_put_vara_float(ncid, varid, start, count, buf));
+		}
+		CHECK(nc_close(ncid));
+		free(buf);
+	} else {
+		MPI_Send(tile, (int)(t_count[0] * t_count[1] * t_count[2]), MPI_FLOAT, 0, 0, MPI_COMM_WORLD);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	return MPI_Wtime() - t0;
+}
+
+static double method2(const char *path)
+{
+	double t0;
+	long long offset = 0;
+	MPI_File fh;
+	MPI_Datatype view;
+	size_t n = rank ? t_count[0] * t_count[1] * t_count[2] : 0;
+	uint32_t *be = malloc((n ? n : 1) * sizeof *be);
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	if (rank == 0) {
+		int varid, ncid = define(path, &varid);
+		struct stat st;
+		CHECK(nc_close(ncid));
+		/* One fixed-size variable, no fill: netCDF pads the file to its
+		 * computed size, so the data begins at size - data size. */
+		if (stat(path, &st) < 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		offset = (long long)st.st_size - (long long)(nlev * nlat * nlon * 4);
+	}
+	MPI_Bcast(&offset, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t x;
+		memcpy(&x, &tile[k], 4);
+		be[k] = __builtin_bswap32(x); /* netCDF stores big-endian */
+	}
+	int sizes[3] = {(int)nlev, (int)nlat, (int)nlon};
+	int subs[3] = {(int)t_count[0], (int)t_count[1], (int)t_count[2]};
+	int starts[3] = {(int)t_start[0], (int)t_start[1], (int)t_start[2]};
+	if (rank == 0) {
+		subs[0] = subs[1] = subs[2] = 1; /* the master writes nothing */
+		starts[0] = starts[1] = starts[2] = 0;
+	}
+	MPI_Type_create_subarray(3, sizes, subs, starts, MPI_ORDER_C, MPI_FLOAT, &view);
+	MPI_Type_commit(&view);
+	if (MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_File_set_view(fh, offset, MPI_FLOAT, view, "native", MPI_INFO_NULL);
+	if (MPI_File_write_all(fh, be, (int)n, MPI_FLOAT, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_File_close(&fh);
+	MPI_Type_free(&view);
+	MPI_Barrier(MPI_COMM_WORLD);
+	free(be);
+	return MPI_Wtime() - t0;
+}
+
+static double tile_read(const char *path)
+{
+	double t0;
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	if (rank > 0) {
+		int ncid, varid;
+		size_t n = t_count[0] * t_count[1] * t_count[2];
+		float *buf = malloc(n * sizeof *buf);
+		if (!buf)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		CHECK(nc_open(path, NC_NOWRITE, &ncid));
+		CHECK(nc_inq_varid(ncid, "field", &varid));
+		CHECK(nc_get_vara_float(ncid, varid, t_start, t_count, buf));
+		CHECK(nc_close(ncid));
+		if (memcmp(buf, tile, n * sizeof *buf) != 0) {
+			fprintf(stderr, "rank %d: tile read back wrong from %s\n", rank, path);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+		free(buf);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	return MPI_Wtime() - t0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	static char ba[1 << 16], bb[1 << 16];
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int same = fa && fb;
+	while (same) {
+		size_t na = fread(ba, 1, sizeof ba, fa), nb = fread(bb, 1, sizeof bb, fb);
+		if (na != nb || memcmp(ba, bb, na) != 0)
+			same = 0;
+		if (na == 0)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v)
+{
+	qsort(v, reps, sizeof *v, cmp_double);
+	return v[reps / 2];
+}
+
+int main(int argc, char **argv)
+{
+	enum { M1RAW, M1FF, M2RAW, M2FF, RDRAW, RDFF, NCASE };
+	static const char *label[NCASE] = {
+		"Method 1 write (master, serial netCDF), raw", "Method 1 write, over ffio",
+		"Method 2 write (every rank, MPI-IO), raw", "Method 2 write, over ffio",
+		"tile reads (every worker, serial netCDF), raw", "tile reads, over ffio"};
+	char path[4][512];
+	double *t[NCASE], med[NCASE];
+	size_t *opt[] = {&nlon, &nlat, &nlev, &px, &py, &reps};
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	if (argc < 2) {
+		if (rank == 0)
+			fprintf(stderr, "usage: mpiexec -n PX*PY+1 %s DIR [LON LAT LEV PX PY REPS]\n", argv[0]);
+		MPI_Finalize();
+		return 2;
+	}
+	for (int i = 2; i < argc && i - 2 < 6; i++)
+		*opt[i - 2] = strtoul(argv[i], NULL, 0);
+	if ((size_t)nranks != px * py + 1 || reps < 1) {
+		if (rank == 0)
+			fprintf(stderr, "need PX*PY+1 = %zu processes (have %d)\n", px * py + 1, nranks);
+		MPI_Finalize();
+		return 2;
+	}
+	snprintf(path[0], sizeof path[0], "%s/seed-m1.raw.nc", argv[1]);
+	snprintf(path[1], sizeof path[1], "%s/seed-m1.ffio.nc", argv[1]);
+	snprintf(path[2], sizeof path[2], "%s/seed-m2.raw.nc", argv[1]);
+	snprintf(path[3], sizeof path[3], "%s/seed-m2.ffio.nc", argv[1]);
+	if (rank > 0) {
+		tile_of(rank, t_start, t_count);
+		size_t k = 0, n = t_count[0] * t_count[1] * t_count[2];
+		tile = malloc(n * sizeof *tile);
+		if (!tile)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		for (size_t z = 0; z < t_count[0]; z++)
+			for (size_t y = 0; y < t_count[1]; y++)
+				for (size_t x = 0; x < t_count[2]; x++)
+					tile[k++] = value(t_start[0] + z, t_start[1] + y, t_start[2] + x);
+	}
+	for (int c = 0; c < NCASE; c++)
+		t[c] = calloc(reps, sizeof(double));
+	for (size_t r = 0; r < reps; r++) {
+		t[M1RAW][r] = method1(path[0]);
+		t[M1FF][r] = method1(path[1]);
+		t[M2RAW][r] = method2(path[2]);
+		t[M2FF][r] = method2(path[3]);
+		t[RDRAW][r] = tile_read(path[0]);
+		t[RDFF][r] = tile_read(path[1]);
+	}
+	if (rank == 0) {
+		int same = same_file(path[0], path[1]) && same_file(path[0], path[2]) &&
+			   same_file(path[0], path[3]);
+		for (int c = 0; c < NCASE; c++)
+			med[c] = median(t[c]);
+		printf("# netCDF seed benchmark: %zux%zux%zu floats (%.1f MB), %zux%zu workers + master, median of %zu\n",
+		       nlon, nlat, nlev, (double)(nlon * nlat * nlev * 4) / 1e6, px, py, reps);
+		printf("%-48s %10s\n", "case", "seconds");
+		for (int c = 0; c < NCASE; c++)
+			printf("%-48s %10.4f\n", label[c], med[c]);
+		printf("ratio Method 1 write raw / over ffio        %6.2f\n", med[M1RAW] / med[M1FF]);
+		printf("ratio Method 1 write raw / Method 2 raw     %6.2f\n", med[M1RAW] / med[M2RAW]);
+		printf("ratio Method 2 raw / Method 1 over ffio     %6.2f\n", med[M2RAW] / med[M1FF]);
+		printf("ratio Method 2 write raw / over ffio        %6.2f\n", med[M2RAW] / med[M2FF]);
+		printf("ratio tile reads raw / over ffio            %6.2f\n", med[RDRAW] / med[RDFF]);
+		printf("files byte-identical (m1 raw, m1 ffio, m2 raw, m2 ffio): %s\n", same ? "yes" : "NO");
+		fflush(stdout);
+		if (!same)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# bench/netcdf_tilerec.sh -- the cache issue's serial netCDF program
+# (bench/netcdf_tilerec: 3-D floats tile by tile, record variables record
+# by record, tiles read back), raw and through ffio (preloaded), REPS
+# times each, medians and ratio; the two outputs compared with cmp.
+#   netcdf_tilerec.sh BUILDDIR [REPS [ARGS of netcdf_tilerec...]]
+set -e
+bld=$1; reps=${2:-5}; shift 2 2>/dev/null || shift $#
+lib=$bld/.libs
+spec=${FFIO_NC_SPEC:-cache:1m:64:4}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-tilerec.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for r in $(seq 1 "$reps"); do
+	"$bld/bench/netcdf_tilerec" "$dir/raw.nc" "$@" >>"$dir/raw.t"
+	LD_PRELOAD="$lib/libffio.so $lib/libffio_netcdf.so" FF_IO_OPTS="*.nc($spec)" \
+		"$bld/bench/netcdf_tilerec" "$dir/ffio.nc" "$@" >>"$dir/ffio.t"
+done
+wr=$(awk '{print $2}' "$dir/raw.t" | med); wf=$(awk '{print $2}' "$dir/ffio.t" | med)
+rr=$(awk '{print $4}' "$dir/raw.t" | med); rf=$(awk '{print $4}' "$dir/ffio.t" | med)
+echo "# netCDF tile + record program (netcdf_tilerec $*), median of $reps; ffio spec *.nc($spec)"
+printf '%-24s %10s %10s\n' case write read
+printf '%-24s %10s %10s\n' raw "$wr" "$rr"
+printf '%-24s %10s %10s\n' "over ffio" "$wf" "$rf"
+echo "ratio raw / ffio: write $(echo "scale=2; $wr / $wf" | bc) read $(echo "scale=2; $rr / $rf" | bc)"
+if cmp -s "$dir/raw.nc" "$dir/ffio.nc" && ncdump -h "$dir/ffio.nc" >/dev/null; then
+	echo "output byte-identical and readable by ncdump: yes"
+else
+	echo "output byte-identical and readable by ncdump: NO"; exit 1
+fi
