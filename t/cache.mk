@@ -1,1 +1,4 @@
-# t/cache.mk -- tests of this area (TAP).
+# t/cache.mk -- tests of the cache layer (TAP).
+check_PROGRAMS += t/cache_model
+TESTS += t/cache_model
+t_cache_model_LDADD = libffio.la
