@@ -5,3 +5,4 @@ man_MANS += man/ffio.7
 man_MANS += man/ffio-mpi.7
 man_MANS += man/ffio-uring.7
 man_MANS += man/ffio-run.1
+man_MANS += man/ffio-netcdf.7
