@@ -511,9 +511,9 @@ static int parse_stack(struct parser *p, const char **pos, struct ffio_entry *e)
 	}
 
 	for (int i = 0; i < e->nlayers - 1; i++)
-		if (e->layer[i].ops->kind & FFIO_LAYER_BOTTOM)
-			return fail(p, at[i], "bottom layer \"%s\" must be the last of the stack",
-				    e->layer[i].ops->name);
+		if (e->layer[i].ops->kind & FFIO_LAYER_BOTTOM) /* named as written */
+			return fail(p, at[i], "bottom layer \"%.*s\" must be the last of the stack",
+				    (int)strcspn(e->layer[i].text, ".:"), e->layer[i].text);
 	if (!(e->layer[e->nlayers - 1].ops->kind & FFIO_LAYER_BOTTOM)) {
 		struct ffio_layer_spec *ls = &e->layer[e->nlayers];
 		if (e->nlayers == FFIO_MAX_LAYERS)

@@ -63,6 +63,7 @@ static const struct {
 	{"a(eie:8796093022208g)", P "1 \"a(eie:8796093022208g)\", column 7: number too large: \"8796093022208g\""},
 	{"a(eie:99999999999999999999999999999)", P "1 \"a(eie:99999999999999999999999999999)\", column 7: "
 						 "number too large: \"99999999999999999999999999999\""},
+	{"a(system.direct, event)", P "1 \"a(system.direct, event)\", column 3: bottom layer \"system\" must be the last of the stack"},
 	{"a(eie, sys, event)", P "1 \"a(eie, sys, event)\", column 8: bottom layer \"sys\" must be the last of the stack"},
 	{"a(uring, sys)", P "1 \"a(uring, sys)\", column 3: bottom layer \"uring\" must be the last of the stack"},
 	{"a(sys\001)", P "1 \"a(sys?)\", column 6: expected ',' or ')' after a layer, found character 0x01"},

@@ -4,7 +4,9 @@
  * the eie/cachea/bufa mapping onto cache. */
 #include "config.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ffio-internal.h"
 #include "tap.h"
 
@@ -86,7 +88,9 @@ static void brief_example(void)
 	tap_is(s->nentries, 2, "two entries");
 	tap_is_str(s->entry[0].pattern, "*.nc", "first pattern");
 	tap_is(s->entry[0].has_slash, 0, "*.nc has no slash");
-	tap_is_str(stack_of(&s->entry[0]), "event,cache,uring", "first stack (bottom given)");
+	tap_is_str(stack_of(&s->entry[0]),
+		   ffio_layer_uring.unavailable ? "event,cache,sys" : "event,cache,uring",
+		   "first stack (bottom given; sys where uring is not built)");
 	tap_is(s->entry[0].layer[1].arg[FFIO_CACHE_PAGE], 1 << 20, "cache page 1m");
 	tap_is(s->entry[0].layer[1].arg[FFIO_CACHE_PAGES], 64, "cache pages 64");
 	tap_is(s->entry[0].layer[1].arg[FFIO_CACHE_AHEAD], 4, "cache ahead 4");
@@ -350,13 +354,52 @@ static void fault_delay(void)
 	ffio_spec_free(a);
 }
 
+/* Where uring is not built: one message for all the uring layers parsed. */
+static char logpath[] = "/tmp/ffio-spec-parse-XXXXXX";
+
+static void fallback_log_start(void)
+{
+	int fd = mkstemp(logpath);
+
+	if (fd < 0)
+		exit(99);
+	close(fd);
+	setenv("FF_IO_LOGFILE", logpath, 1); /* the log opens at its first message */
+}
+
+static void fallback_log_check(void)
+{
+	char buf[4096];
+	FILE *f = fopen(logpath, "r");
+	int lines = 0, fallbacks = 0;
+
+	while (f && fgets(buf, sizeof buf, f)) {
+		lines++;
+		if (strstr(buf, "ffio: layer 'uring' is not available here (") &&
+		    strstr(buf, "); using 'sys'"))
+			fallbacks++;
+	}
+	if (f)
+		fclose(f);
+	unlink(logpath);
+	if (ffio_layer_uring.unavailable) {
+		tap_is(fallbacks, 1, "one fallback message for every uring parsed");
+		tap_is(lines, 1, "and nothing else logged");
+	} else {
+		tap_skip("uring is available here: no fallback");
+		tap_skip("uring is available here: no fallback");
+	}
+}
+
 int main(void)
 {
+	fallback_log_start();
 	brief_example();
 	fault_delay();
 	compat_mapping();
 	positional_named();
 	defaults();
 	forms();
+	fallback_log_check();
 	return tap_done();
 }
