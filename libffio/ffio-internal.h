@@ -369,6 +369,8 @@ extern _Thread_local int ffio_in_lib;
 
 /* Parse FF_IO_OPTS etc. once (idempotent); the spec in force or NULL. */
 void ffio_init(void);
+/* FF_IO_FLUSH_ON_SIGNAL: flush every file on SIGTERM/SIGINT (signal.c). */
+void ffio_signal_init(void);
 extern struct ffio_spec *ffio_global_spec;
 extern int ffio_open_diags;       /* FF_IO_OPEN_DIAGS */
 extern int ffio_logformat_json;   /* FF_IO_LOGFORMAT=json */

@@ -16,6 +16,7 @@ libffio_la_SOURCES = \
 	libffio/posix.c \
 	libffio/aio.c \
 	libffio/hint.c
+libffio_la_SOURCES += libffio/signal.c
 libffio_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=default
 libffio_la_LIBADD = $(LIBURING_LIBS) $(JEMALLOC_LIBS) -ldl
 libffio_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0

@@ -1,1 +1,8 @@
-# t/reliability.mk -- tests of this area (TAP).
+# t/reliability.mk -- reliability and security tests (TAP): deferred
+# errors, process lifecycle, threads, fuzzing, logging and set-uid safety,
+# external programs as judges.  See man/ffio-reliability.7.
+check_PROGRAMS += t/rel_tool
+t_rel_tool_LDADD = -lpthread
+check_SCRIPTS += t/rel_lifecycle.sh
+TESTS += t/rel_lifecycle.sh
+EXTRA_DIST += t/rel_lib.sh t/rel_lifecycle.sh

@@ -1,0 +1,148 @@
+/* libffio/signal.c -- the opt-in flush on SIGTERM and SIGINT
+ * (FF_IO_FLUSH_ON_SIGNAL=1).
+ *
+ * Flushing cannot be done in a signal handler: it takes locks and calls
+ * into the layers.  So the handler only writes the signal's number into a
+ * pipe (async-signal-safe); a flusher thread waits on that pipe, flushes
+ * every open file (ffio_flush_all, taking the locks the ordinary way: a
+ * thread interrupted while holding one gets it back as soon as the handler
+ * returns), then restores the signal's original disposition (the default:
+ * handlers are only installed where the program had none) and raises it
+ * again, so the process ends by that signal as it would have without ffio.
+ *
+ * A program that installs its own handler replaces ours; it then decides
+ * what happens (an exit() flushes as usual).  After fork the child gets a
+ * flusher thread of its own.  _exit, abort and other fatal signals are not
+ * covered: their unflushed data is lost, as with any user-space buffer.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ffio-internal.h"
+
+static const int flush_signals[] = {SIGTERM, SIGINT};
+#define NSIGNALS (sizeof flush_signals / sizeof flush_signals[0])
+
+static int sig_pipe[2] = {-1, -1};
+static int installed[NSIGNALS];        /* our handler is in place for it */
+static struct sigaction original[NSIGNALS];
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	ssize_t r;
+
+	do
+		r = ffio_real.write(sig_pipe[1], &b, 1);
+	while (r < 0 && errno == EINTR);
+	errno = saved;
+}
+
+static void restore(size_t i)
+{
+	if (installed[i]) {
+		sigaction(flush_signals[i], &original[i], NULL);
+		installed[i] = 0;
+	}
+}
+
+static void restore_all(void)
+{
+	for (size_t i = 0; i < NSIGNALS; i++)
+		restore(i);
+}
+
+static void *flusher(void *arg)
+{
+	unsigned char b;
+	ssize_t r;
+	sigset_t set;
+
+	(void)arg;
+	for (;;) {
+		do
+			r = ffio_real.read(sig_pipe[0], &b, 1);
+		while (r < 0 && errno == EINTR);
+		if (r != 1)
+			return NULL;
+		int err = ffio_flush_all();
+		if (err < 0)
+			ffio_log("signal %d: flushing open files failed: %s", b, strerror(-err));
+		for (size_t i = 0; i < NSIGNALS; i++)
+			if (flush_signals[i] == b)
+				restore(i);
+		sigemptyset(&set);
+		sigaddset(&set, b);
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		raise(b);
+	}
+}
+
+/* The flusher thread blocks every signal, so handlers run elsewhere. */
+static int start_flusher(void)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int err;
+
+	if ((err = pthread_attr_init(&attr)) != 0)
+		return -err;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&t, &attr, flusher, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return -err;
+}
+
+/* In the child after fork: the parent's flusher thread is not here. */
+static void signal_fork_child(void)
+{
+	int err = start_flusher();
+	if (err < 0) {
+		restore_all();
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: no flusher thread after fork (%s); "
+			 "signals act as usual", strerror(-err));
+	}
+}
+
+void ffio_signal_init(void)
+{
+	const char *v = secure_getenv("FF_IO_FLUSH_ON_SIGNAL");
+	int err;
+
+	if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "no") == 0)
+		return;
+	if (pipe2(sig_pipe, O_CLOEXEC) < 0) {
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(errno));
+		return;
+	}
+	if ((err = start_flusher()) < 0) {
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot start the flusher thread: %s", strerror(-err));
+		ffio_real.close(sig_pipe[0]);
+		ffio_real.close(sig_pipe[1]);
+		return;
+	}
+	for (size_t i = 0; i < NSIGNALS; i++) {
+		struct sigaction sa;
+		if (sigaction(flush_signals[i], NULL, &original[i]) < 0)
+			continue;
+		if ((original[i].sa_flags & SA_SIGINFO) || original[i].sa_handler != SIG_DFL)
+			continue; /* ignored, or the program's own handler */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(flush_signals[i], &sa, NULL) == 0)
+			installed[i] = 1;
+	}
+	pthread_atfork(NULL, NULL, signal_fork_child);
+}
