@@ -671,7 +671,8 @@ static int do_sync_kernel(struct ffio_file *f)
 	int err = ffio_layer_flush(f->top);
 	if (err < 0)
 		return err;
-	if (ffio_real.lseek(f->fd, f->pos, SEEK_SET) < 0)
+	/* Pipes and sockets have no offset to set. */
+	if (ffio_real.lseek(f->fd, f->pos, SEEK_SET) < 0 && errno != ESPIPE)
 		return -errno;
 	return 0;
 }

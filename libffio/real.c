@@ -13,11 +13,27 @@
 struct ffio_real ffio_real;
 _Thread_local int ffio_in_lib;
 
-#define RESOLVE(field, sym)                                        \
-	do {                                                       \
-		*(void **)&ffio_real.field = dlsym(RTLD_NEXT, sym); \
-		if (!ffio_real.field)                              \
-			missing = sym;                             \
+/* RTLD_NEXT finds the definition after libffio (the C library, or another
+ * interposer in between).  When libffio was loaded after the C library (as
+ * a dependency of a glue library, not preloaded), there is nothing after
+ * it: then ask the C library itself. */
+static void *real_sym(const char *sym)
+{
+	static void *libc;
+	void *p = dlsym(RTLD_NEXT, sym);
+
+	if (p)
+		return p;
+	if (!libc)
+		libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	return libc ? dlsym(libc, sym) : NULL;
+}
+
+#define RESOLVE(field, sym)                                \
+	do {                                               \
+		*(void **)&ffio_real.field = real_sym(sym); \
+		if (!ffio_real.field)                      \
+			missing = sym;                     \
 	} while (0)
 
 static void resolve(void)

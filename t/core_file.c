@@ -4,6 +4,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "tap.h"
@@ -21,7 +22,7 @@ int main(void)
 	char buf[64];
 	int fd, fd2, tmp;
 
-	tap_plan(19);
+	tap_plan(22);
 	ffio_init();
 	entry.layer[0].ops = &ffio_layer_sys;
 	tmp = mkstemp(path);
@@ -56,5 +57,20 @@ int main(void)
 	tap_is(ffio_file_stats(f, &st, 1), 1, "sys keeps statistics");
 	tap_is(ffio_fd_close(fd2), 0, "last close");
 	unlink(path);
+
+	/* A pipe has no offset: flushing every file (fork, exec) must not
+	 * turn that into an error of the file. */
+	char fifo[] = "/tmp/ffio-core-fifo-XXXXXX";
+	tmp = mkstemp(fifo);
+	if (tmp < 0)
+		return 99;
+	close(tmp);
+	unlink(fifo);
+	if (mkfifo(fifo, 0600) < 0)
+		return 99;
+	tap_is(ffio_file_open(&entry, AT_FDCWD, fifo, O_RDWR, 0, &f), 0, "open a FIFO over sys");
+	tap_is(ffio_flush_all(), 0, "flushing every file ignores the pipe's missing offset");
+	tap_is(ffio_fd_close(f->fd), 0, "and leaves no deferred error");
+	unlink(fifo);
 	return tap_done();
 }
