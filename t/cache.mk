@@ -2,3 +2,6 @@
 check_PROGRAMS += t/cache_model
 TESTS += t/cache_model
 t_cache_model_LDADD = libffio.la
+check_PROGRAMS += t/cache_focus
+TESTS += t/cache_focus
+t_cache_focus_LDADD = libffio.la

@@ -1,0 +1,263 @@
+/* t/cache_focus.c -- focused tests of the cache layer: write-behind and the
+ * flush points (ffflush, fsync, close), byte-exact write-behind (a
+ * concurrent writer's bytes between our records survive), .sieve turning a
+ * strided run into one request, O_APPEND at the logical end, truncation
+ * shrinking and growing, threads on one descriptor and on many, and fork
+ * (the child never writes the parent's data). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "ffio-internal.h"
+#include "ffio.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/ffio-cache-focus-XXXXXX";
+static char path[300];
+
+/* Bytes of the file as the system sees it (plain calls). */
+static ssize_t disk(void *buf, size_t n, off_t off)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+	if (fd < 0)
+		return -1;
+	r = pread(fd, buf, n, off);
+	close(fd);
+	return r;
+}
+
+/* Writes reaching the bottom layer (sys) of fd's stack. */
+static long long below_writes(int fd)
+{
+	struct ffio_stats st[8];
+	int n = ffgetstats(fd, st, 8);
+	return n > 0 ? (long long)st[n - 1].count[FFIO_STAT_WRITE] : -1;
+}
+
+static void test_flush_points(void)
+{
+	char buf[16];
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:4k:4:1");
+
+	tap_ok(fd >= 0, "open");
+	tap_is(ffwrite(fd, "hello", 5), 5, "write into the cache");
+	tap_is(disk(buf, sizeof buf, 0), 0, "write-behind: nothing reached the file yet");
+	tap_is(ffseek(fd, 0, SEEK_END), 5, "SEEK_END sees the cached size");
+	tap_is(ffflush(fd), 0, "ffflush");
+	tap_is(disk(buf, sizeof buf, 0), 5, "after ffflush the file has the data");
+	tap_ok(memcmp(buf, "hello", 5) == 0, "bytes after ffflush");
+	tap_is(ffpwrite(fd, "HE", 2, 0), 2, "pwrite");
+	tap_is(fffsync(fd), 0, "fsync");
+	tap_is(disk(buf, sizeof buf, 0), 5, "after fsync");
+	tap_ok(memcmp(buf, "HEllo", 5) == 0, "bytes after fsync");
+	tap_is(ffpwrite(fd, "!", 1, 5), 1, "pwrite past the end");
+	tap_is(ffclose(fd), 0, "close");
+	tap_is(disk(buf, sizeof buf, 0), 6, "after close");
+	tap_ok(memcmp(buf, "HEllo!", 6) == 0, "bytes after close");
+}
+
+/* Without .sieve only the application's bytes are written: a concurrent
+ * writer's bytes between our records survive. */
+static void test_byte_exact(void)
+{
+	enum { SPAN = 65536, REC = 16, STRIDE = 256 };
+	static char buf[SPAN];
+	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), fd, ok = 1;
+
+	memset(buf, 'A', SPAN);
+	tap_is(pwrite(raw, buf, SPAN, 0), SPAN, "file filled with A");
+	fd = ffopen(path, O_WRONLY, 0, "cache:4k:4:0");
+	for (int i = 0; i < SPAN / STRIDE; i++)
+		ok &= ffpwrite(fd, "rrrrrrrrrrrrrrrr", REC, (off_t)i * STRIDE) == REC;
+	tap_ok(ok, "strided records written through the cache");
+	/* another writer changes the gaps while our records are cached */
+	for (int i = 0; i < SPAN / STRIDE; i++)
+		ok &= pwrite(raw, "CCCCCCCCCCCCCCCC", REC, (off_t)i * STRIDE + 100) == REC;
+	tap_ok(ok, "the other writer's bytes");
+	tap_is(ffclose(fd), 0, "close flushes");
+	close(raw);
+	tap_is(disk(buf, SPAN, 0), SPAN, "size unchanged");
+	int good = 1;
+	for (int i = 0; i < SPAN; i++) {
+		int k = i % STRIDE;
+		char want = k < REC ? 'r' : (k >= 100 && k < 100 + REC) ? 'C' : 'A';
+		if (buf[i] != want) {
+			tap_diag("byte %d is %c, expected %c", i, buf[i], want);
+			good = 0;
+			break;
+		}
+	}
+	tap_ok(good, "ours written, the other writer's bytes and the untouched bytes kept");
+}
+
+static void test_sieve(void)
+{
+	enum { REC = 16, STRIDE = 256, N = 256 };
+	static char buf[N * STRIDE];
+	int fd;
+	long long plain;
+
+	fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:4:0");
+	for (int i = 0; i < N; i++)
+		ffpwrite(fd, "ssssssssssssssss", REC, (off_t)i * STRIDE);
+	ffflush(fd);
+	plain = below_writes(fd);
+	tap_is(plain, N, "without .sieve: one write per record (holes stay holes)");
+	ffclose(fd);
+
+	fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache.sieve:1m:4:0");
+	for (int i = 0; i < N; i++)
+		ffpwrite(fd, "ssssssssssssssss", REC, (off_t)i * STRIDE);
+	ffflush(fd);
+	tap_is(below_writes(fd), 1, "with .sieve: the strided run is one write");
+	tap_is(ffclose(fd), 0, "close");
+	tap_is(disk(buf, sizeof buf, 0), (N - 1) * STRIDE + REC, "size is the end of the last record");
+	int good = 1;
+	for (int i = 0; i < (N - 1) * STRIDE + REC; i++)
+		good &= buf[i] == (i % STRIDE < REC ? 's' : 0);
+	tap_ok(good, "records, zeros between");
+}
+
+static void test_append_truncate(void)
+{
+	char buf[64];
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644, "cache:16:2:0");
+	struct ffio_file *f = ffio_fd_get(fd);
+	off_t sz = -1;
+
+	tap_ok(f != NULL, "managed");
+	tap_is(ffwrite(fd, "0123456789", 10), 10, "append");
+	tap_is(ffseek(fd, 0, SEEK_SET), 0, "seek to 0");
+	tap_is(ffwrite(fd, "abcdefghij", 10), 10, "append again (position ignored)");
+	tap_is(ffseek(fd, 0, SEEK_CUR), 20, "position at the logical end");
+	tap_is(ffpread(fd, buf, 64, 0), 20, "read-your-writes");
+	tap_ok(memcmp(buf, "0123456789abcdefghij", 20) == 0, "bytes");
+	tap_is(ffio_file_truncate(f, 5), 0, "truncate to 5");
+	tap_is(ffio_file_truncate(f, 12), 0, "grow to 12");
+	tap_is(ffio_file_size(f, &sz), 0, "size");
+	tap_is(sz, 12, "size is 12");
+	tap_is(ffpread(fd, buf, 64, 0), 12, "read after truncations");
+	tap_ok(memcmp(buf, "01234\0\0\0\0\0\0\0", 12) == 0, "cut bytes read as zeros");
+	tap_is(ffwrite(fd, "Z", 1), 1, "append after truncate");
+	tap_is(ffclose(fd), 0, "close");
+	tap_is(disk(buf, 64, 0), 13, "file size");
+	tap_ok(memcmp(buf, "01234\0\0\0\0\0\0\0Z", 13) == 0, "file bytes");
+}
+
+enum { THREADS = 4, RECS = 2000, TREC = 24 };
+static int shared_fd;
+static int many_fd[THREADS];
+
+static void *writer(void *arg)
+{
+	long t = (long)arg;
+	int fd = shared_fd >= 0 ? shared_fd : many_fd[t];
+	char rec[TREC];
+	for (int i = 0; i < RECS; i++) {
+		memset(rec, 'a' + (int)t, TREC);
+		memcpy(rec, &i, sizeof i);
+		if (ffpwrite(fd, rec, TREC, ((off_t)i * THREADS + t) * TREC) != TREC)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static int check_threads_file(void)
+{
+	static char buf[THREADS * RECS * TREC];
+	if (disk(buf, sizeof buf, 0) != (ssize_t)sizeof buf)
+		return 0;
+	for (int i = 0; i < RECS; i++)
+		for (int t = 0; t < THREADS; t++) {
+			char *rec = buf + ((size_t)i * THREADS + (size_t)t) * TREC;
+			int got;
+			memcpy(&got, rec, sizeof got);
+			if (got != i || rec[TREC - 1] != 'a' + t)
+				return 0;
+		}
+	return 1;
+}
+
+static void test_threads(void)
+{
+	pthread_t th[THREADS];
+	void *res;
+	int ok = 1;
+
+	shared_fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1k:8:1");
+	for (long t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, writer, (void *)t);
+	for (int t = 0; t < THREADS; t++)
+		ok &= pthread_join(th[t], &res) == 0 && res == NULL;
+	tap_ok(ok, "threads on one descriptor");
+	tap_is(ffclose(shared_fd), 0, "close");
+	tap_ok(check_threads_file(), "every record of every thread in the file");
+
+	shared_fd = -1;
+	ok = 1;
+	int raw = open(path, O_RDWR | O_TRUNC);
+	close(raw);
+	for (int t = 0; t < THREADS; t++)
+		many_fd[t] = ffopen(path, O_WRONLY, 0, "cache.shared:1k:8:1");
+	for (long t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, writer, (void *)t);
+	for (int t = 0; t < THREADS; t++)
+		ok &= pthread_join(th[t], &res) == 0 && res == NULL;
+	tap_ok(ok, "threads on one descriptor each (shared pool, disjoint bytes)");
+	for (int t = 0; t < THREADS; t++)
+		ok &= ffclose(many_fd[t]) == 0;
+	tap_ok(ok, "close all");
+	tap_ok(check_threads_file(), "every record of every thread in the file");
+}
+
+static void test_fork(void)
+{
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:4k:4:0");
+	int go[2], status = 0;
+	char buf[8];
+
+	tap_is(ffwrite(fd, "AAAA", 4), 4, "cached write before fork");
+	if (pipe(go) < 0)
+		tap_skip_all("pipe");
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1) /* the parent has rewritten the bytes */
+			_exit(3);
+		_exit(ffclose(fd) == 0 ? 0 : 2);
+	}
+	close(go[0]);
+	tap_is(disk(buf, 4, 0), 4, "fork flushed the parent's data");
+	tap_is(ffpwrite(fd, "BBBB", 4, 0), 4, "parent rewrites");
+	tap_is(ffflush(fd), 0, "parent flushes");
+	tap_is(write(go[1], "x", 1), 1, "let the child close");
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child closed its copy");
+	tap_is(disk(buf, 4, 0), 4, "size");
+	tap_ok(memcmp(buf, "BBBB", 4) == 0, "the child did not write the parent's old data");
+	tap_is(ffclose(fd), 0, "parent close");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		tap_skip_all("mkdtemp");
+	snprintf(path, sizeof path, "%s/f", dir);
+	test_flush_points();
+	test_byte_exact();
+	test_sieve();
+	test_append_truncate();
+	test_threads();
+	test_fork();
+	unlink(path);
+	rmdir(dir);
+	return tap_done();
+}
