@@ -6,3 +6,6 @@ t_rel_tool_LDADD = -lpthread
 check_SCRIPTS += t/rel_lifecycle.sh
 TESTS += t/rel_lifecycle.sh
 EXTRA_DIST += t/rel_lib.sh t/rel_lifecycle.sh
+check_PROGRAMS += t/rel_errors
+TESTS += t/rel_errors
+t_rel_errors_LDADD = libffio.la
