@@ -27,13 +27,23 @@ endif
 
 TESTS += t/bench_progio.sh t/bench_harness.sh
 
-# The benchmarks.  BENCH_FLAGS adds harness options (make bench
-# BENCH_FLAGS='--reps 5 --procs 2').
+# The benchmarks: run-bench (Program I/II, then the overhead, strided,
+# uring and mpiio programs that are built), then the netCDF set (its own
+# make targets, bench/netcdf.mk).  BENCH_FLAGS adds harness options
+# (make bench BENCH_FLAGS='--reps 5 --procs 2').
 BENCH_ENV = MPIEXEC='$(MPIEXEC)' FFIO_LIB='$(abs_top_builddir)/.libs/libffio.so'
+BENCH_NETCDF =
+BENCH_NETCDF_FULL =
+if HAVE_NETCDF
+BENCH_NETCDF += bench-netcdf
+BENCH_NETCDF_FULL += bench-netcdf-full
+endif
 bench: all
 	$(BENCH_ENV) $(SHELL) $(srcdir)/bench/run-bench --builddir '$(abs_top_builddir)' \
 		--srcdir '$(abs_top_srcdir)' --out '$(abs_top_builddir)/bench/results' $(BENCH_FLAGS)
+	test -z '$(BENCH_NETCDF)' || $(MAKE) $(AM_MAKEFLAGS) $(BENCH_NETCDF)
 bench-full: all
 	$(BENCH_ENV) $(SHELL) $(srcdir)/bench/run-bench --full --builddir '$(abs_top_builddir)' \
 		--srcdir '$(abs_top_srcdir)' --out '$(abs_top_builddir)/bench/results' $(BENCH_FLAGS)
+	test -z '$(BENCH_NETCDF_FULL)' || $(MAKE) $(AM_MAKEFLAGS) $(BENCH_NETCDF_FULL)
 .PHONY: bench bench-full
