@@ -3,7 +3,8 @@
  *
  *   fill PATH CHUNK MAX     write the pattern in CHUNK-byte writes until an
  *                           error or MAX bytes, then fsync and close; print
- *                           what each call returned
+ *                           what each call returned (REL_FSIZE=BYTES:
+ *                           under that RLIMIT_FSIZE, SIGXFSZ ignored)
  *   check PATH N            the file is exactly N bytes of the pattern
  *   check2 PATH N K         N bytes: the pattern shifted by K
  *   prefix PATH N           at most N bytes, each one of the pattern
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,6 +100,11 @@ static int cmd_fill(const char *path, long chunk, long long max)
 	if (fd < 0 || !buf)
 		die(path);
 	signal(SIGXFSZ, SIG_IGN);
+	if (getenv("REL_FSIZE")) { /* RLIMIT_FSIZE in bytes: EFBIG past it */
+		struct rlimit rl = {atol(getenv("REL_FSIZE")), atol(getenv("REL_FSIZE"))};
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			die("setrlimit");
+	}
 	while (off < max) {
 		for (long i = 0; i < chunk; i++)
 			buf[i] = pat(off + i, 0);

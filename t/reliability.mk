@@ -9,3 +9,6 @@ EXTRA_DIST += t/rel_lib.sh t/rel_lifecycle.sh
 check_PROGRAMS += t/rel_errors
 TESTS += t/rel_errors
 t_rel_errors_LDADD = libffio.la
+check_SCRIPTS += t/rel_fullfs.sh
+TESTS += t/rel_fullfs.sh
+EXTRA_DIST += t/rel_fullfs.sh
