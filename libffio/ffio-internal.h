@@ -12,6 +12,7 @@
 #define FFIO_INTERNAL_H
 
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -335,31 +336,80 @@ int ffio_fdtab_init(void);
 
 /* ---- the system, bypassing interposition ------------------------------ */
 
+/* Every C library function that ffio forwards to or calls itself:
+ * X(return type, name, parameter list).  One table serves the wrappers
+ * (posix.c) and the layers. */
+#define FFIO_REAL_FUNCS(X)                                                         \
+	X(int, open, (const char *, int, ...))                                     \
+	X(int, openat, (int, const char *, int, ...))                              \
+	X(int, __open_2, (const char *, int))                                      \
+	X(int, __openat_2, (int, const char *, int))                               \
+	X(int, close, (int))                                                       \
+	X(ssize_t, read, (int, void *, size_t))                                    \
+	X(ssize_t, write, (int, const void *, size_t))                             \
+	X(ssize_t, pread, (int, void *, size_t, off_t))                            \
+	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                     \
+	X(ssize_t, readv, (int, const struct iovec *, int))                        \
+	X(ssize_t, writev, (int, const struct iovec *, int))                       \
+	X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                \
+	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))               \
+	X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))          \
+	X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))         \
+	X(off_t, lseek, (int, off_t, int))                                         \
+	X(int, fsync, (int))                                                       \
+	X(int, fdatasync, (int))                                                   \
+	X(int, ftruncate, (int, off_t))                                            \
+	X(int, truncate, (const char *, off_t))                                    \
+	X(int, fstat, (int, struct stat *))                                        \
+	X(int, stat, (const char *, struct stat *))                                \
+	X(int, lstat, (const char *, struct stat *))                               \
+	X(int, fstatat, (int, const char *, struct stat *, int))                   \
+	X(int, statx, (int, const char *, int, unsigned, struct statx *))          \
+	X(int, __fxstat, (int, int, struct stat *))                                \
+	X(int, __xstat, (int, const char *, struct stat *))                        \
+	X(int, __lxstat, (int, const char *, struct stat *))                       \
+	X(int, __fxstatat, (int, int, const char *, struct stat *, int))           \
+	X(int, fcntl, (int, int, ...))                                             \
+	X(int, flock, (int, int))                                                  \
+	X(int, lockf, (int, int, off_t))                                           \
+	X(int, dup, (int))                                                         \
+	X(int, dup2, (int, int))                                                   \
+	X(int, dup3, (int, int, int))                                              \
+	X(int, posix_fadvise, (int, off_t, off_t, int))                            \
+	X(int, fallocate, (int, int, off_t, off_t))                                \
+	X(int, posix_fallocate, (int, off_t, off_t))                               \
+	X(void *, mmap, (void *, size_t, int, int, int, off_t))                    \
+	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned)) \
+	X(ssize_t, sendfile, (int, int, off_t *, size_t))                          \
+	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned))         \
+	X(int, execve, (const char *, char *const[], char *const[]))               \
+	X(int, execv, (const char *, char *const[]))                               \
+	X(int, execvp, (const char *, char *const[]))                              \
+	X(int, execvpe, (const char *, char *const[], char *const[]))              \
+	X(int, fexecve, (int, char *const[], char *const[]))                       \
+	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			     const posix_spawnattr_t *, char *const[], char *const[])) \
+	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
+			      const posix_spawnattr_t *, char *const[], char *const[]))
+
+#define FFIO_REAL_FIELD(ret, name, params) ret(*name) params;
 struct ffio_real {
-	int (*open)(const char *, int, ...);
-	int (*openat)(int, const char *, int, ...);
-	int (*close)(int);
-	ssize_t (*read)(int, void *, size_t);
-	ssize_t (*write)(int, const void *, size_t);
-	ssize_t (*pread)(int, void *, size_t, off_t);
-	ssize_t (*pwrite)(int, const void *, size_t, off_t);
-	ssize_t (*readv)(int, const struct iovec *, int);
-	ssize_t (*writev)(int, const struct iovec *, int);
-	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
-	ssize_t (*pwritev)(int, const struct iovec *, int, off_t);
-	ssize_t (*preadv2)(int, const struct iovec *, int, off_t, int);
-	ssize_t (*pwritev2)(int, const struct iovec *, int, off_t, int);
-	off_t (*lseek)(int, off_t, int);
-	int (*fsync)(int);
-	int (*fdatasync)(int);
-	int (*ftruncate)(int, off_t);
-	int (*fstat)(int, struct stat *);
-	int (*fcntl)(int, int, ...);
-	int (*dup)(int);
-	int (*posix_fadvise)(int, off_t, off_t, int);
+	FFIO_REAL_FUNCS(FFIO_REAL_FIELD)
 };
 extern struct ffio_real ffio_real;
-/* Resolve ffio_real (idempotent, thread-safe). */
+
+/* Resolve ffio_real once (thread-safe).  Returns 1 when the table is ready,
+ * 0 when called again from inside the resolution (dlsym calling back into
+ * a wrapper): the caller must then make the system call itself. */
+int ffio_real_resolve(void);
+enum { FFIO_REAL_NONE, FFIO_REAL_RESOLVING, FFIO_REAL_READY };
+extern _Atomic int ffio_real_state;
+static inline int ffio_real_ready(void)
+{
+	return __builtin_expect(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY, 1) ||
+	       ffio_real_resolve();
+}
+/* The same, for callers that cannot do without the table. */
 void ffio_real_init(void);
 
 /* Reentrancy: while set, interposed calls go straight to the system. */

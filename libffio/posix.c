@@ -4,7 +4,7 @@
  *
  * The same code serves the preloaded library (LD_PRELOAD) and a program
  * linked with -lffio.  The libc functions are found with dlsym(RTLD_NEXT)
- * from one table (POSIX_REAL below).  An unmanaged descriptor costs one
+ * from one table (FFIO_REAL_FUNCS, resolved by real.c).  An unmanaged descriptor costs one
  * fd-table load before the real call.  Before the table is resolved, and
  * while it is being resolved (dlsym may call back into us), the basic calls
  * fall back to raw system calls; the others fail with ENOSYS.
@@ -21,10 +21,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,108 +62,11 @@ void __chk_fail(void) __attribute__((noreturn));
 
 /* ---- the libc functions ------------------------------------------------ */
 
-/* Every libc function a wrapper forwards to: X(return type, name, params). */
-#define POSIX_REAL(X)                                                              \
-	X(int, openat, (int, const char *, int, ...))                              \
-	X(int, __open_2, (const char *, int))                                      \
-	X(int, __openat_2, (int, const char *, int))                               \
-	X(int, close, (int))                                                       \
-	X(ssize_t, read, (int, void *, size_t))                                    \
-	X(ssize_t, write, (int, const void *, size_t))                             \
-	X(ssize_t, pread, (int, void *, size_t, off_t))                            \
-	X(ssize_t, pwrite, (int, const void *, size_t, off_t))                     \
-	X(ssize_t, readv, (int, const struct iovec *, int))                        \
-	X(ssize_t, writev, (int, const struct iovec *, int))                       \
-	X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                \
-	X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))               \
-	X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))          \
-	X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))         \
-	X(off_t, lseek, (int, off_t, int))                                         \
-	X(int, fsync, (int))                                                       \
-	X(int, fdatasync, (int))                                                   \
-	X(int, ftruncate, (int, off_t))                                            \
-	X(int, truncate, (const char *, off_t))                                    \
-	X(int, fstat, (int, struct stat *))                                        \
-	X(int, stat, (const char *, struct stat *))                                \
-	X(int, lstat, (const char *, struct stat *))                               \
-	X(int, fstatat, (int, const char *, struct stat *, int))                   \
-	X(int, statx, (int, const char *, int, unsigned, struct statx *))          \
-	X(int, __fxstat, (int, int, struct stat *))                                \
-	X(int, __xstat, (int, const char *, struct stat *))                        \
-	X(int, __lxstat, (int, const char *, struct stat *))                       \
-	X(int, __fxstatat, (int, int, const char *, struct stat *, int))           \
-	X(int, fcntl, (int, int, ...))                                             \
-	X(int, flock, (int, int))                                                  \
-	X(int, lockf, (int, int, off_t))                                           \
-	X(int, dup, (int))                                                         \
-	X(int, dup2, (int, int))                                                   \
-	X(int, dup3, (int, int, int))                                              \
-	X(int, posix_fadvise, (int, off_t, off_t, int))                            \
-	X(int, fallocate, (int, int, off_t, off_t))                                \
-	X(int, posix_fallocate, (int, off_t, off_t))                               \
-	X(void *, mmap, (void *, size_t, int, int, int, off_t))                    \
-	X(ssize_t, copy_file_range, (int, off_t *, int, off_t *, size_t, unsigned)) \
-	X(ssize_t, sendfile, (int, int, off_t *, size_t))                          \
-	X(ssize_t, splice, (int, off_t *, int, off_t *, size_t, unsigned))         \
-	X(int, execve, (const char *, char *const[], char *const[]))               \
-	X(int, execv, (const char *, char *const[]))                               \
-	X(int, execvp, (const char *, char *const[]))                              \
-	X(int, execvpe, (const char *, char *const[], char *const[]))              \
-	X(int, fexecve, (int, char *const[], char *const[]))                       \
-	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
-			     const posix_spawnattr_t *, char *const[], char *const[])) \
-	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
-			      const posix_spawnattr_t *, char *const[], char *const[]))
-
-#define REAL_FIELD(ret, name, params) ret(*name) params;
-static struct {
-	POSIX_REAL(REAL_FIELD)
-} real;
-
-#define REAL_RESOLVE(ret, name, params) real.name = (ret(*) params)dlsym(RTLD_NEXT, #name);
-
-enum { REAL_NONE, REAL_RESOLVING, REAL_READY };
-static _Atomic int real_state;
-static _Thread_local int real_resolving; /* this thread is inside real_resolve */
-
-/* Resolve the table once.  Returns 1 when it is ready, 0 when called again
- * from inside the resolution (dlsym calling a wrapper). */
-static __attribute__((noinline)) int real_resolve(void)
-{
-	int s = atomic_load(&real_state);
-	if (s == REAL_READY)
-		return 1;
-	if (real_resolving)
-		return 0;
-	int expect = REAL_NONE;
-	if (atomic_compare_exchange_strong(&real_state, &expect, REAL_RESOLVING)) {
-		real_resolving = 1;
-		POSIX_REAL(REAL_RESOLVE)
-		real_resolving = 0;
-		atomic_store(&real_state, REAL_READY);
-		return 1;
-	}
-	while (atomic_load(&real_state) != REAL_READY)
-		sched_yield();
-	return 1;
-}
-
-static inline int real_ready(void)
-{
-	return likely(atomic_load_explicit(&real_state, memory_order_acquire) == REAL_READY) ||
-	       real_resolve();
-}
-
-__attribute__((constructor(101))) static void posix_init(void)
-{
-	real_resolve();
-}
-
-/* Make sure real.name can be called; otherwise run the fallback statement. */
-#define NEED(name, fallback)                               \
-	do {                                               \
-		if (unlikely(!real_ready() || !real.name)) \
-			fallback;                          \
+/* Make sure ffio_real.name can be called; otherwise run the fallback statement. */
+#define NEED(name, fallback)                                         \
+	do {                                                         \
+		if (unlikely(!ffio_real_ready() || !ffio_real.name)) \
+			fallback;                                    \
 	} while (0)
 #define NOSYS                        \
 	do {                         \
@@ -228,7 +129,7 @@ static off_t file_pos(struct ffio_file *f)
 static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	NEED(openat, return (int)result(syscall(SYS_openat, dirfd, path, flags, mode)));
-	return real.openat(dirfd, path, flags, mode);
+	return ffio_real.openat(dirfd, path, flags, mode);
 }
 
 static int open_impl(int dirfd, const char *path, int flags, mode_t mode)
@@ -286,7 +187,7 @@ int __open_2(const char *path, int flags)
 {
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		NEED(__open_2, abort());
-		return real.__open_2(path, flags);
+		return ffio_real.__open_2(path, flags);
 	}
 	return open_impl(AT_FDCWD, path, flags, 0);
 }
@@ -295,7 +196,7 @@ int __openat_2(int dirfd, const char *path, int flags)
 {
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		NEED(__openat_2, abort());
-		return real.__openat_2(dirfd, path, flags);
+		return ffio_real.__openat_2(dirfd, path, flags);
 	}
 	return open_impl(dirfd, path, flags, 0);
 }
@@ -305,7 +206,7 @@ int close(int fd)
 	NEED(close, return (int)result(syscall(SYS_close, fd)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.close(fd);
+		return ffio_real.close(fd);
 	return (int)result(IN_LIB(ffio_fd_close(fd)));
 }
 
@@ -316,7 +217,7 @@ static inline ssize_t read_impl(int fd, void *buf, size_t n)
 	NEED(read, return result(syscall(SYS_read, fd, buf, n)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.read(fd, buf, n);
+		return ffio_real.read(fd, buf, n);
 	struct iovec iov = { .iov_base = buf, .iov_len = n };
 	return result(IN_LIB(ffio_file_readv(f, &iov, 1)));
 }
@@ -338,7 +239,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	NEED(write, return result(syscall(SYS_write, fd, buf, n)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.write(fd, buf, n);
+		return ffio_real.write(fd, buf, n);
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
 	return result(IN_LIB(ffio_file_writev(f, &iov, 1)));
 }
@@ -348,7 +249,7 @@ static inline ssize_t pread_impl(int fd, void *buf, size_t n, off_t off)
 	NEED(pread, return result(syscall(SYS_pread64, fd, buf, n, off)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.pread(fd, buf, n, off);
+		return ffio_real.pread(fd, buf, n, off);
 	if (off < 0)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_pread(f, buf, n, off)));
@@ -371,7 +272,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	NEED(pwrite, return result(syscall(SYS_pwrite64, fd, buf, n, off)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.pwrite(fd, buf, n, off);
+		return ffio_real.pwrite(fd, buf, n, off);
 	if (off < 0)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_pwrite(f, buf, n, off)));
@@ -382,7 +283,7 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 	NEED(readv, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.readv(fd, iov, iovcnt);
+		return ffio_real.readv(fd, iov, iovcnt);
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_readv(f, iov, iovcnt)));
@@ -393,7 +294,7 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	NEED(writev, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.writev(fd, iov, iovcnt);
+		return ffio_real.writev(fd, iov, iovcnt);
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_writev(f, iov, iovcnt)));
@@ -404,7 +305,7 @@ ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
 	NEED(preadv, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.preadv(fd, iov, iovcnt, off);
+		return ffio_real.preadv(fd, iov, iovcnt, off);
 	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_preadv(f, iov, iovcnt, off)));
@@ -415,7 +316,7 @@ ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 	NEED(pwritev, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.pwritev(fd, iov, iovcnt, off);
+		return ffio_real.pwritev(fd, iov, iovcnt, off);
 	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_pwritev(f, iov, iovcnt, off)));
@@ -431,7 +332,7 @@ ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flag
 	NEED(preadv2, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.preadv2(fd, iov, iovcnt, off, flags);
+		return ffio_real.preadv2(fd, iov, iovcnt, off, flags);
 	if (flags & ~(RWF_HIPRI | RWF_NOWAIT))
 		return result(-EOPNOTSUPP);
 	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
@@ -473,7 +374,7 @@ ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t off, int fla
 	NEED(pwritev2, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.pwritev2(fd, iov, iovcnt, off, flags);
+		return ffio_real.pwritev2(fd, iov, iovcnt, off, flags);
 	return result(IN_LIB(pwritev2_managed(f, iov, iovcnt, off, flags)));
 }
 
@@ -487,7 +388,7 @@ static off_t seek_managed(struct ffio_file *f, int fd, off_t off, int whence)
 	int rc = ffio_file_sync_kernel(f);
 	if (rc < 0)
 		return rc;
-	off_t k = real.lseek(fd, off, whence);
+	off_t k = ffio_real.lseek(fd, off, whence);
 	if (k < 0)
 		return -errno;
 	return ffio_file_seek(f, k, SEEK_SET);
@@ -498,7 +399,7 @@ off_t lseek(int fd, off_t off, int whence)
 	NEED(lseek, return (off_t)result(syscall(SYS_lseek, fd, off, whence)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.lseek(fd, off, whence);
+		return ffio_real.lseek(fd, off, whence);
 	return (off_t)result(IN_LIB(seek_managed(f, fd, off, whence)));
 }
 
@@ -507,7 +408,7 @@ int fsync(int fd)
 	NEED(fsync, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.fsync(fd);
+		return ffio_real.fsync(fd);
 	return (int)result(IN_LIB(ffio_file_fsync(f, 0)));
 }
 
@@ -516,7 +417,7 @@ int fdatasync(int fd)
 	NEED(fdatasync, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.fdatasync(fd);
+		return ffio_real.fdatasync(fd);
 	return (int)result(IN_LIB(ffio_file_fsync(f, 1)));
 }
 
@@ -525,7 +426,7 @@ int ftruncate(int fd, off_t len)
 	NEED(ftruncate, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.ftruncate(fd, len);
+		return ffio_real.ftruncate(fd, len);
 	if (len < 0)
 		return (int)result(-EINVAL);
 	return (int)result(IN_LIB(ffio_file_truncate(f, len)));
@@ -545,10 +446,10 @@ int truncate(const char *path, off_t len)
 	NEED(stat, NOSYS);
 	struct stat st;
 	struct ffio_file *f = NULL;
-	if (!ffio_in_lib && real.stat(path, &st) == 0)
+	if (!ffio_in_lib && ffio_real.stat(path, &st) == 0)
 		f = file_of_stat(&st);
 	if (f == NULL)
-		return real.truncate(path, len);
+		return ffio_real.truncate(path, len);
 	if (len < 0)
 		return (int)result(-EINVAL);
 	return (int)result(IN_LIB(ffio_file_truncate(f, len)));
@@ -582,7 +483,7 @@ static struct ffio_file *empty_path_file(int dirfd, const char *path, int flags)
 int fstat(int fd, struct stat *st)
 {
 	NEED(fstat, return (int)result(syscall(SYS_fstat, fd, st)));
-	int rc = real.fstat(fd, st);
+	int rc = ffio_real.fstat(fd, st);
 	struct ffio_file *f = managed(fd);
 	if (rc == 0 && f != NULL)
 		stat_fix(f, st);
@@ -592,7 +493,7 @@ int fstat(int fd, struct stat *st)
 int stat(const char *path, struct stat *st)
 {
 	NEED(stat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st, 0)));
-	int rc = real.stat(path, st);
+	int rc = ffio_real.stat(path, st);
 	if (rc == 0)
 		stat_fix(NULL, st);
 	return rc;
@@ -602,7 +503,7 @@ int lstat(const char *path, struct stat *st)
 {
 	NEED(lstat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st,
 						AT_SYMLINK_NOFOLLOW)));
-	int rc = real.lstat(path, st);
+	int rc = ffio_real.lstat(path, st);
 	if (rc == 0)
 		stat_fix(NULL, st);
 	return rc;
@@ -611,7 +512,7 @@ int lstat(const char *path, struct stat *st)
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	NEED(fstatat, return (int)result(syscall(SYS_newfstatat, dirfd, path, st, flags)));
-	int rc = real.fstatat(dirfd, path, st, flags);
+	int rc = ffio_real.fstatat(dirfd, path, st, flags);
 	if (rc == 0)
 		stat_fix(empty_path_file(dirfd, path, flags), st);
 	return rc;
@@ -620,7 +521,7 @@ int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
 {
 	NEED(statx, NOSYS);
-	int rc = real.statx(dirfd, path, flags, mask, stx);
+	int rc = ffio_real.statx(dirfd, path, flags, mask, stx);
 	if (rc != 0 || ffio_in_lib || !(stx->stx_mask & STATX_SIZE))
 		return rc;
 	struct ffio_file *f = empty_path_file(dirfd, path, flags);
@@ -638,7 +539,7 @@ int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *s
 int __fxstat(int ver, int fd, struct stat *st)
 {
 	NEED(__fxstat, NOSYS);
-	int rc = real.__fxstat(ver, fd, st);
+	int rc = ffio_real.__fxstat(ver, fd, st);
 	struct ffio_file *f = managed(fd);
 	if (rc == 0 && f != NULL)
 		stat_fix(f, st);
@@ -648,7 +549,7 @@ int __fxstat(int ver, int fd, struct stat *st)
 int __xstat(int ver, const char *path, struct stat *st)
 {
 	NEED(__xstat, NOSYS);
-	int rc = real.__xstat(ver, path, st);
+	int rc = ffio_real.__xstat(ver, path, st);
 	if (rc == 0)
 		stat_fix(NULL, st);
 	return rc;
@@ -657,7 +558,7 @@ int __xstat(int ver, const char *path, struct stat *st)
 int __lxstat(int ver, const char *path, struct stat *st)
 {
 	NEED(__lxstat, NOSYS);
-	int rc = real.__lxstat(ver, path, st);
+	int rc = ffio_real.__lxstat(ver, path, st);
 	if (rc == 0)
 		stat_fix(NULL, st);
 	return rc;
@@ -666,7 +567,7 @@ int __lxstat(int ver, const char *path, struct stat *st)
 int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	NEED(__fxstatat, NOSYS);
-	int rc = real.__fxstatat(ver, dirfd, path, st, flags);
+	int rc = ffio_real.__fxstatat(ver, dirfd, path, st, flags);
 	if (rc == 0)
 		stat_fix(empty_path_file(dirfd, path, flags), st);
 	return rc;
@@ -712,7 +613,7 @@ static int lock_managed(struct ffio_file *f, int fd, int cmd, struct flock *app)
 	int release = is_setlk(cmd) && fl.l_type == F_UNLCK;
 	if (release)
 		defer_error(f, ffio_file_flush(f));
-	int rc = real.fcntl(fd, cmd, &fl);
+	int rc = ffio_real.fcntl(fd, cmd, &fl);
 	if (rc < 0)
 		return -errno;
 	if (is_getlk(cmd))
@@ -729,19 +630,19 @@ static int fcntl_managed(struct ffio_file *f, int fd, int cmd, void *arg)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		rc = real.fcntl(fd, cmd, (int)(long)arg);
+		rc = ffio_real.fcntl(fd, cmd, (int)(long)arg);
 		if (rc < 0)
 			return -errno;
 		{
 			int err = ffio_fd_dup(fd, rc);
 			if (err < 0) {
-				real.close(rc);
+				ffio_real.close(rc);
 				return err;
 			}
 		}
 		return rc;
 	case F_GETFL:
-		rc = real.fcntl(fd, F_GETFL);
+		rc = ffio_real.fcntl(fd, F_GETFL);
 		if (rc < 0)
 			return -errno;
 		/* O_APPEND and O_DIRECT as the application asked for them. */
@@ -751,13 +652,13 @@ static int fcntl_managed(struct ffio_file *f, int fd, int cmd, void *arg)
 		return rc;
 	case F_SETFL: {
 		int want = (int)(long)arg;
-		int now = real.fcntl(fd, F_GETFL);
+		int now = ffio_real.fcntl(fd, F_GETFL);
 		if (now < 0)
 			return -errno;
 		/* The stack writes at explicit offsets: the kernel descriptor
 		 * keeps its own O_APPEND and O_DIRECT. */
 		int kflags = (want & ~(O_APPEND | O_DIRECT)) | (now & (O_APPEND | O_DIRECT));
-		if (real.fcntl(fd, F_SETFL, kflags) < 0)
+		if (ffio_real.fcntl(fd, F_SETFL, kflags) < 0)
 			return -errno;
 		pthread_mutex_lock(&f->lock);
 		f->oflags = (f->oflags & ~(O_APPEND | O_DIRECT)) | (want & (O_APPEND | O_DIRECT));
@@ -770,7 +671,7 @@ static int fcntl_managed(struct ffio_file *f, int fd, int cmd, void *arg)
 				return -EFAULT;
 			return lock_managed(f, fd, cmd, arg);
 		}
-		rc = real.fcntl(fd, cmd, arg);
+		rc = ffio_real.fcntl(fd, cmd, arg);
 		return rc < 0 ? -errno : rc;
 	}
 }
@@ -784,7 +685,7 @@ int fcntl(int fd, int cmd, ...)
 	NEED(fcntl, return (int)result(syscall(SYS_fcntl, fd, cmd, arg)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.fcntl(fd, cmd, arg);
+		return ffio_real.fcntl(fd, cmd, arg);
 	return (int)result(IN_LIB(fcntl_managed(f, fd, cmd, arg)));
 }
 
@@ -793,10 +694,10 @@ int flock(int fd, int op)
 	NEED(flock, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.flock(fd, op);
+		return ffio_real.flock(fd, op);
 	if ((op & ~LOCK_NB) == LOCK_UN)
 		IN_LIB((defer_error(f, ffio_file_flush(f)), 0));
-	int rc = real.flock(fd, op);
+	int rc = ffio_real.flock(fd, op);
 	if (rc == 0 && (op & ~LOCK_NB) != LOCK_UN)
 		IN_LIB((lock_acquired(f), 0));
 	return rc;
@@ -835,7 +736,7 @@ int lockf(int fd, int cmd, off_t len)
 	NEED(fcntl, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.lockf(fd, cmd, len);
+		return ffio_real.lockf(fd, cmd, len);
 	return (int)result(IN_LIB(lockf_managed(f, fd, cmd, len)));
 }
 
@@ -849,7 +750,7 @@ static int attach_new(int oldfd, int newfd)
 		return -1;
 	int rc = IN_LIB(ffio_fd_dup(oldfd, newfd));
 	if (rc < 0) {
-		real.close(newfd);
+		ffio_real.close(newfd);
 		return (int)result(rc);
 	}
 	return newfd;
@@ -874,41 +775,41 @@ int dup(int fd)
 	NEED(dup, return (int)result(syscall(SYS_dup, fd)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.dup(fd);
-	return attach_new(fd, real.dup(fd));
+		return ffio_real.dup(fd);
+	return attach_new(fd, ffio_real.dup(fd));
 }
 
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, return (int)result(syscall(SYS_dup2, oldfd, newfd)));
 	if (oldfd == newfd || ffio_in_lib)
-		return real.dup2(oldfd, newfd);
+		return ffio_real.dup2(oldfd, newfd);
 	struct ffio_file *f = managed(oldfd);
 	if (ffio_fd_get(newfd) != NULL) {
 		/* Check oldfd first: dup2 on a bad oldfd leaves newfd open. */
-		if (real.fcntl(oldfd, F_GETFD) < 0)
+		if (ffio_real.fcntl(oldfd, F_GETFD) < 0)
 			return -1;
 		close_target(newfd);
 	}
 	if (likely(f == NULL))
-		return real.dup2(oldfd, newfd);
-	return attach_new(oldfd, real.dup2(oldfd, newfd));
+		return ffio_real.dup2(oldfd, newfd);
+	return attach_new(oldfd, ffio_real.dup2(oldfd, newfd));
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, return (int)result(syscall(SYS_dup3, oldfd, newfd, flags)));
 	if (oldfd == newfd || ffio_in_lib)
-		return real.dup3(oldfd, newfd, flags);
+		return ffio_real.dup3(oldfd, newfd, flags);
 	struct ffio_file *f = managed(oldfd);
 	if (ffio_fd_get(newfd) != NULL) {
-		if (real.fcntl(oldfd, F_GETFD) < 0 || (flags & ~O_CLOEXEC))
-			return real.dup3(oldfd, newfd, flags); /* the error */
+		if (ffio_real.fcntl(oldfd, F_GETFD) < 0 || (flags & ~O_CLOEXEC))
+			return ffio_real.dup3(oldfd, newfd, flags); /* the error */
 		close_target(newfd);
 	}
 	if (likely(f == NULL))
-		return real.dup3(oldfd, newfd, flags);
-	return attach_new(oldfd, real.dup3(oldfd, newfd, flags));
+		return ffio_real.dup3(oldfd, newfd, flags);
+	return attach_new(oldfd, ffio_real.dup3(oldfd, newfd, flags));
 }
 
 /* ---- advice, allocation, mappings -------------------------------------- */
@@ -918,13 +819,13 @@ int posix_fadvise(int fd, off_t off, off_t len, int advice)
 	NEED(posix_fadvise, return ENOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.posix_fadvise(fd, off, len, advice);
+		return ffio_real.posix_fadvise(fd, off, len, advice);
 	if (advice == POSIX_FADV_DONTNEED) {
 		int rc = IN_LIB(ffio_file_invalidate(f));
 		if (rc < 0)
 			return -rc;
 	}
-	return real.posix_fadvise(fd, off, len, advice);
+	return ffio_real.posix_fadvise(fd, off, len, advice);
 }
 
 int fallocate(int fd, int mode, off_t off, off_t len)
@@ -932,11 +833,11 @@ int fallocate(int fd, int mode, off_t off, off_t len)
 	NEED(fallocate, NOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.fallocate(fd, mode, off, len);
+		return ffio_real.fallocate(fd, mode, off, len);
 	int rc = IN_LIB(ffio_file_flush(f));
 	if (rc < 0)
 		return (int)result(rc);
-	rc = real.fallocate(fd, mode, off, len);
+	rc = ffio_real.fallocate(fd, mode, off, len);
 	if (rc < 0)
 		return rc;
 	/* The size (and, for hole punching, the data) changed underneath. */
@@ -948,11 +849,11 @@ int posix_fallocate(int fd, off_t off, off_t len)
 	NEED(posix_fallocate, return ENOSYS);
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
-		return real.posix_fallocate(fd, off, len);
+		return ffio_real.posix_fallocate(fd, off, len);
 	int rc = IN_LIB(ffio_file_flush(f));
 	if (rc < 0)
 		return -rc;
-	rc = real.posix_fallocate(fd, off, len);
+	rc = ffio_real.posix_fallocate(fd, off, len);
 	if (rc != 0)
 		return rc;
 	return -IN_LIB(ffio_file_invalidate(f));
@@ -963,14 +864,14 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	NEED(mmap, return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
 	struct ffio_file *f = (flags & MAP_ANONYMOUS) ? NULL : managed(fd);
 	if (likely(f == NULL))
-		return real.mmap(addr, len, prot, flags, fd, off);
+		return ffio_real.mmap(addr, len, prot, flags, fd, off);
 	/* The mapping reads the kernel's pages: flush what the stack holds. */
 	int rc = IN_LIB(ffio_file_sync_kernel(f));
 	if (rc < 0) {
 		errno = -rc;
 		return MAP_FAILED;
 	}
-	return real.mmap(addr, len, prot, flags, fd, off);
+	return ffio_real.mmap(addr, len, prot, flags, fd, off);
 }
 
 /* ---- kernel-side copies ------------------------------------------------ */
@@ -992,7 +893,7 @@ static void kernel_io_end(struct ffio_file *f, int fd, int written, int moved)
 	if (written)
 		defer_error(f, IN_LIB(ffio_file_invalidate(f)));
 	if (moved) {
-		off_t k = real.lseek(fd, 0, SEEK_CUR);
+		off_t k = ffio_real.lseek(fd, 0, SEEK_CUR);
 		if (k >= 0)
 			IN_LIB(ffio_file_seek(f, k, SEEK_SET));
 	}
@@ -1004,13 +905,13 @@ ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, si
 	NEED(copy_file_range, NOSYS);
 	struct ffio_file *fin = managed(fd_in), *fout = managed(fd_out);
 	if (likely(fin == NULL && fout == NULL))
-		return real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+		return ffio_real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
 	int rc = kernel_io_begin(fin);
 	if (rc == 0)
 		rc = kernel_io_begin(fout);
 	if (rc < 0)
 		return result(rc);
-	ssize_t n = real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+	ssize_t n = ffio_real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
 	int err = errno;
 	kernel_io_end(fin, fd_in, 0, off_in == NULL);
 	kernel_io_end(fout, fd_out, 1, off_out == NULL);
@@ -1023,13 +924,13 @@ ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 	NEED(sendfile, NOSYS);
 	struct ffio_file *fin = managed(in_fd), *fout = managed(out_fd);
 	if (likely(fin == NULL && fout == NULL))
-		return real.sendfile(out_fd, in_fd, offset, count);
+		return ffio_real.sendfile(out_fd, in_fd, offset, count);
 	int rc = kernel_io_begin(fin);
 	if (rc == 0)
 		rc = kernel_io_begin(fout);
 	if (rc < 0)
 		return result(rc);
-	ssize_t n = real.sendfile(out_fd, in_fd, offset, count);
+	ssize_t n = ffio_real.sendfile(out_fd, in_fd, offset, count);
 	int err = errno;
 	kernel_io_end(fin, in_fd, 0, offset == NULL);
 	kernel_io_end(fout, out_fd, 1, 1);
@@ -1043,13 +944,13 @@ ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 	NEED(splice, NOSYS);
 	struct ffio_file *fin = managed(fd_in), *fout = managed(fd_out);
 	if (likely(fin == NULL && fout == NULL))
-		return real.splice(fd_in, off_in, fd_out, off_out, len, flags);
+		return ffio_real.splice(fd_in, off_in, fd_out, off_out, len, flags);
 	int rc = kernel_io_begin(fin);
 	if (rc == 0)
 		rc = kernel_io_begin(fout);
 	if (rc < 0)
 		return result(rc);
-	ssize_t n = real.splice(fd_in, off_in, fd_out, off_out, len, flags);
+	ssize_t n = ffio_real.splice(fd_in, off_in, fd_out, off_out, len, flags);
 	int err = errno;
 	kernel_io_end(fin, fd_in, 0, off_in == NULL);
 	kernel_io_end(fout, fd_out, 1, off_out == NULL);
@@ -1082,7 +983,7 @@ int execve(const char *path, char *const argv[], char *const envp[])
 	NEED(execve, NOSYS);
 	if (exec_prepare() < 0)
 		return -1;
-	return real.execve(path, argv, envp);
+	return ffio_real.execve(path, argv, envp);
 }
 
 int execv(const char *path, char *const argv[])
@@ -1090,7 +991,7 @@ int execv(const char *path, char *const argv[])
 	NEED(execv, NOSYS);
 	if (exec_prepare() < 0)
 		return -1;
-	return real.execv(path, argv);
+	return ffio_real.execv(path, argv);
 }
 
 int execvp(const char *file, char *const argv[])
@@ -1098,7 +999,7 @@ int execvp(const char *file, char *const argv[])
 	NEED(execvp, NOSYS);
 	if (exec_prepare() < 0)
 		return -1;
-	return real.execvp(file, argv);
+	return ffio_real.execvp(file, argv);
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -1106,7 +1007,7 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 	NEED(execvpe, NOSYS);
 	if (exec_prepare() < 0)
 		return -1;
-	return real.execvpe(file, argv, envp);
+	return ffio_real.execvpe(file, argv, envp);
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
@@ -1114,7 +1015,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	NEED(fexecve, NOSYS);
 	if (exec_prepare() < 0)
 		return -1;
-	return real.fexecve(fd, argv, envp);
+	return ffio_real.fexecve(fd, argv, envp);
 }
 
 /* The execl family: collect the arguments (and for execle the environment
@@ -1180,7 +1081,7 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	NEED(posix_spawn, return ENOSYS);
 	if (exec_prepare() < 0)
 		return errno;
-	return real.posix_spawn(pid, path, fa, attr, argv, envp);
+	return ffio_real.posix_spawn(pid, path, fa, attr, argv, envp);
 }
 
 int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
@@ -1189,7 +1090,7 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 	NEED(posix_spawnp, return ENOSYS);
 	if (exec_prepare() < 0)
 		return errno;
-	return real.posix_spawnp(pid, file, fa, attr, argv, envp);
+	return ffio_real.posix_spawnp(pid, file, fa, attr, argv, envp);
 }
 
 /* ---- the 64-bit names (LP64: the same functions) ------------------------ */

@@ -1,9 +1,9 @@
-/* libffio/real.c -- the libc functions behind the interposed names, found
- * with dlsym(RTLD_NEXT), so that ffio's own I/O reaches the system. */
+/* libffio/real.c -- the C library functions behind the interposed names,
+ * found once with dlsym(RTLD_NEXT) from the one table FFIO_REAL_FUNCS, so
+ * that ffio's own I/O and the wrappers' pass-through reach the system. */
 #include "config.h"
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -11,7 +11,9 @@
 #include "ffio-internal.h"
 
 struct ffio_real ffio_real;
+_Atomic int ffio_real_state;
 _Thread_local int ffio_in_lib;
+static _Thread_local int resolving; /* this thread is inside the resolution */
 
 /* RTLD_NEXT finds the definition after libffio (the C library, or another
  * interposer in between).  When libffio was loaded after the C library (as
@@ -29,58 +31,41 @@ static void *real_sym(const char *sym)
 	return libc ? dlsym(libc, sym) : NULL;
 }
 
-#define RESOLVE(field, sym)                                \
-	do {                                               \
-		*(void **)&ffio_real.field = real_sym(sym); \
-		if (!ffio_real.field)                      \
-			missing = sym;                     \
-	} while (0)
+#define REAL_RESOLVE(ret, name, params) ffio_real.name = (ret(*) params)real_sym(#name);
 
-static void resolve(void)
+int ffio_real_resolve(void)
 {
-	const char *missing = NULL;
+	int expect = FFIO_REAL_NONE;
 
-	ffio_in_lib++;
-	RESOLVE(open, "open");
-	RESOLVE(openat, "openat");
-	RESOLVE(close, "close");
-	RESOLVE(read, "read");
-	RESOLVE(write, "write");
-	RESOLVE(pread, "pread");
-	RESOLVE(pwrite, "pwrite");
-	RESOLVE(readv, "readv");
-	RESOLVE(writev, "writev");
-	RESOLVE(preadv, "preadv");
-	RESOLVE(pwritev, "pwritev");
-	RESOLVE(preadv2, "preadv2");
-	RESOLVE(pwritev2, "pwritev2");
-	RESOLVE(lseek, "lseek");
-	RESOLVE(fsync, "fsync");
-	RESOLVE(fdatasync, "fdatasync");
-	RESOLVE(ftruncate, "ftruncate");
-	RESOLVE(fstat, "fstat");
-	RESOLVE(fcntl, "fcntl");
-	RESOLVE(dup, "dup");
-	RESOLVE(posix_fadvise, "posix_fadvise");
-	ffio_in_lib--;
-	if (missing) {
-		/* Without the real calls nothing can work; say which and stop. */
-		static const char msg[] = "ffio: cannot resolve the C library's ";
-		(void)!syscall(SYS_write, 2, msg, sizeof msg - 1);
-		(void)!syscall(SYS_write, 2, missing, strlen(missing));
-		(void)!syscall(SYS_write, 2, "\n", 1);
-		abort();
+	if (ffio_real_state == FFIO_REAL_READY)
+		return 1;
+	if (resolving)
+		return 0;
+	if (__atomic_compare_exchange_n(&ffio_real_state, &expect, FFIO_REAL_RESOLVING, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		resolving = 1;
+		FFIO_REAL_FUNCS(REAL_RESOLVE)
+		resolving = 0;
+		__atomic_store_n(&ffio_real_state, FFIO_REAL_READY, __ATOMIC_RELEASE);
+		return 1;
 	}
+	while (__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) != FFIO_REAL_READY)
+		sched_yield();
+	return 1;
 }
 
 void ffio_real_init(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	if (!ffio_real.pwrite)
-		pthread_once(&once, resolve);
+	static const char msg[] = "ffio: cannot resolve the C library's file calls\n";
+
+	if (ffio_real_ready() && ffio_real.pwrite && ffio_real.openat && ffio_real.close)
+		return;
+	/* Without the real calls nothing can work; say so and stop. */
+	(void)!syscall(SYS_write, 2, msg, sizeof msg - 1);
+	abort();
 }
 
 __attribute__((constructor(101))) static void real_ctor(void)
 {
-	ffio_real_init();
+	ffio_real_resolve();
 }
