@@ -1,7 +1,8 @@
 /* layers/sys.c -- the synchronous bottom layer: plain POSIX calls on the
  * file's descriptor (aliases system, syscall; .direct opens with O_DIRECT).
  * It keeps counts of the requests it issues, so a stack can tell how many
- * reached the system. */
+ * reached the system.  Asynchronous requests need nothing here: the core
+ * performs them synchronously on a stack without a submit method. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -97,27 +98,6 @@ static int sys_size(struct ffio_layer *l, off_t *len)
 	return 0;
 }
 
-static int sys_submit(struct ffio_layer *l, struct ffio_req *r)
-{
-	switch (r->op) {
-	case FFIO_OP_READ:
-		r->res = sys_preadv(l, r->iov, r->iovcnt, r->off);
-		break;
-	case FFIO_OP_WRITE:
-		r->res = sys_pwritev(l, r->iov, r->iovcnt, r->off);
-		break;
-	case FFIO_OP_FSYNC:
-	case FFIO_OP_FDATASYNC:
-		r->res = sys_fsync(l, r->op == FFIO_OP_FDATASYNC);
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (r->done)
-		r->done(r);
-	return 0;
-}
-
 static int sys_stats(struct ffio_layer *l, struct ffio_stats *st)
 {
 	struct sys *s = (struct sys *)l;
@@ -151,6 +131,5 @@ const struct ffio_layer_ops ffio_layer_sys = {
 	.fsync = sys_fsync,
 	.truncate = sys_truncate,
 	.size = sys_size,
-	.submit = sys_submit,
 	.stats = sys_stats,
 };

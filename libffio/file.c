@@ -39,21 +39,24 @@ int ffio_below_close(struct ffio_layer *l)
 	return x ? x->ops->close(x) : 0;
 }
 
-static ssize_t layer_preadv(struct ffio_layer *x, const struct iovec *iov, int iovcnt, off_t off)
+/* A vector transfer entering at x: the first layer implementing either
+ * form of the direction handles it; with only the plain form, one call per
+ * buffer, stopping at a short one. */
+static ssize_t layer_rwv(struct ffio_layer *x, int write, const struct iovec *iov, int iovcnt, off_t off)
 {
 	ssize_t total = 0;
 
 	for (; x; x = x->below) {
-		if (x->ops->preadv)
-			return x->ops->preadv(x, iov, iovcnt, off);
-		if (x->ops->pread)
+		if (write ? x->ops->pwritev != NULL : x->ops->preadv != NULL)
+			return write ? x->ops->pwritev(x, iov, iovcnt, off) : x->ops->preadv(x, iov, iovcnt, off);
+		if (write ? x->ops->pwrite != NULL : x->ops->pread != NULL)
 			break;
 	}
 	if (!x)
 		return -ENOSYS;
-	/* Only the plain form: one call per buffer, stopping at a short one. */
 	for (int i = 0; i < iovcnt; i++) {
-		ssize_t n = x->ops->pread(x, iov[i].iov_base, iov[i].iov_len, off + total);
+		ssize_t n = write ? x->ops->pwrite(x, iov[i].iov_base, iov[i].iov_len, off + total)
+				  : x->ops->pread(x, iov[i].iov_base, iov[i].iov_len, off + total);
 		if (n < 0)
 			return total ? total : n;
 		total += n;
@@ -63,27 +66,14 @@ static ssize_t layer_preadv(struct ffio_layer *x, const struct iovec *iov, int i
 	return total;
 }
 
+static ssize_t layer_preadv(struct ffio_layer *x, const struct iovec *iov, int iovcnt, off_t off)
+{
+	return layer_rwv(x, 0, iov, iovcnt, off);
+}
+
 static ssize_t layer_pwritev(struct ffio_layer *x, const struct iovec *iov, int iovcnt, off_t off)
 {
-	ssize_t total = 0;
-
-	for (; x; x = x->below) {
-		if (x->ops->pwritev)
-			return x->ops->pwritev(x, iov, iovcnt, off);
-		if (x->ops->pwrite)
-			break;
-	}
-	if (!x)
-		return -ENOSYS;
-	for (int i = 0; i < iovcnt; i++) {
-		ssize_t n = x->ops->pwrite(x, iov[i].iov_base, iov[i].iov_len, off + total);
-		if (n < 0)
-			return total ? total : n;
-		total += n;
-		if ((size_t)n < iov[i].iov_len)
-			break;
-	}
-	return total;
+	return layer_rwv(x, 1, iov, iovcnt, off);
 }
 
 static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
