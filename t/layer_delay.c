@@ -25,9 +25,11 @@ static void test_latency(void)
 	tap_ok(ok, "20 requests pass with their data");
 	tap_ok(elapsed_ms(t0) >= 40, "20 requests at 2 ms took at least 40 ms (%llu ms)",
 	       (unsigned long long)elapsed_ms(t0));
-	t0 = ffio_now_ns();
+	/* A late wake-up is credited to the next request, so only the running
+	 * total is a guarantee: 21 requests (the fsync too) at 2 ms. */
 	tap_is(fffsync(fd), 0, "fffsync");
-	tap_ok(elapsed_ms(t0) >= 2, "an fsync costs its latency too");
+	tap_ok(elapsed_ms(t0) >= 42, "an fsync costs its latency too (%llu ms in all)",
+	       (unsigned long long)elapsed_ms(t0));
 	tap_is(ffclose(fd), 0, "ffclose");
 }
 
