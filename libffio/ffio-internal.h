@@ -264,7 +264,7 @@ int ffio_file_take_error(struct ffio_file *f);
 struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino);
 /* Drop f's buffered data without writing it: every layer's discard
  * method, top down (takes f->lock).  -ENOTSUP when no layer has one (the
- * data will then be written as usual).  netcdf_glue/discard.c. */
+ * data will then be written as usual). */
 int ffio_file_discard(struct ffio_file *f);
 
 /* Every open file: flush (before fork, exec), run atexit hooks (exit). */

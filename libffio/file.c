@@ -672,6 +672,31 @@ int ffio_file_sync_kernel(struct ffio_file *f)
 	return LOCKED(f, do_sync_kernel(f));
 }
 
+/* Drop buffered data without writing it (a file being deleted): every
+ * layer's discard method, top first; -ENOTSUP when no layer has one (the
+ * data will then be written as usual). */
+static int do_discard(struct ffio_file *f)
+{
+	int err = -ENOTSUP;
+
+	for (struct ffio_layer *l = f->top; l; l = l->below) {
+		if (!l->ops->discard)
+			continue;
+		int e = l->ops->discard(l);
+		if (err == -ENOTSUP || (err == 0 && e < 0))
+			err = e;
+	}
+	/* The data is gone on purpose: a write-behind error of it is moot. */
+	if (err == 0)
+		(void)ffio_file_take_error(f);
+	return err;
+}
+
+int ffio_file_discard(struct ffio_file *f)
+{
+	return LOCKED(f, do_discard(f));
+}
+
 static int do_stats(struct ffio_file *f, struct ffio_stats *st, int max)
 {
 	int n = 0;
