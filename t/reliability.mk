@@ -17,3 +17,6 @@ t_rel_threads_LDADD = -lpthread
 check_SCRIPTS += t/rel_threads.sh
 TESTS += t/rel_threads.sh
 EXTRA_DIST += t/rel_threads.sh
+check_SCRIPTS += t/rel_fuzz.sh
+TESTS += t/rel_fuzz.sh
+EXTRA_DIST += t/rel_fuzz.sh
