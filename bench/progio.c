@@ -11,12 +11,17 @@
  * requests of REQ bytes) and reads them back, ITERS times, and checks every
  * byte it read against a pattern depending on rank, iteration and offset.
  *
- * Every iteration reaches the file: the file is opened for the write phase
- * and closed (a flush point for every ffio stack), then opened again for the
- * read phase (so reads start with empty ffio caches and come from the file)
- * and closed.  With --fsync the write phase also ends in fsync (the kernel's
- * sync).  Opens, closes and syncs are inside the timed I/O phases; filling
- * and checking buffers are not.  Rank 0 prints one line:
+ * Every iteration reaches the file.  With --flush close the
+ * file is opened for the write phase and closed (a flush point for every
+ * ffio stack), then opened again for the read phase (so reads start with
+ * empty ffio caches and come from the file) and closed; --fsync adds a
+ * kernel fsync before the close of each write phase.  With --flush sync (the
+ * default) the
+ * file is opened once, and each iteration writes, calls fsync (for ffio a
+ * flush, the kernel's sync, and dropping the clean cached pages) and reads
+ * back; it is closed after the last iteration.  Opens, syncs and closes
+ * are inside the timed I/O phases; filling and checking buffers are not.
+ * Rank 0 prints one line:
  *   RESULT prog=1 version=posix procs=4 size=... iters=... req=... io=SECONDS ...
  * where io is the maximum over ranks of each rank's total I/O time.  The
  * exit status is non-zero if any byte read back was wrong.
@@ -50,7 +55,8 @@ struct options {
 	const char *dir;
 	const char *spec;  /* ffapi: the stack given to ffopen (NULL: FF_IO_OPTS) */
 	const char *label; /* echoed in the RESULT line */
-	int fsync;
+	enum { FLUSH_CLOSE, FLUSH_SYNC } flush;
+	int fsync;         /* FLUSH_CLOSE: also fsync before each close */
 	int keep;
 	int corrupt;       /* test only: write one wrong byte */
 };
@@ -69,7 +75,8 @@ static void usage(void)
 	if (rank == 0)
 		fprintf(stderr,
 			"usage: progio [-p 1|2] [-v posix|ffapi|mpiio] [-s SIZE] [-r REQ] [-i ITERS]\n"
-			"              [-d DIR] [-S SPEC] [-l LABEL] [--fsync] [--keep] [--corrupt]\n"
+			"              [-d DIR] [-S SPEC] [-l LABEL] [--flush close|sync] [--fsync]\n"
+			"              [--keep] [--corrupt]\n"
 			"  -p  program: 1 = a file per process, 2 = one common file (default 1)\n"
 			"  -v  version (default posix; ffapi needs the progio-ffapi build)\n"
 			"  -s  bytes per process and iteration (default 1m)\n"
@@ -77,7 +84,9 @@ static void usage(void)
 			"  -i  iterations (default 10)\n"
 			"  -d  directory of the files (default .)\n"
 			"  -S  ffapi: stack for ffopen (default: the FF_IO_OPTS entry)\n"
-			"  --fsync    fsync at the end of each write phase\n"
+			"  --flush close  each iteration: open, write, close; open, read, close\n"
+			"  --flush sync   open once; each iteration: write, fsync, read; close at the end (default)\n"
+			"  --fsync    with --flush close: fsync before each close of the write phase\n"
 			"  --keep     keep the files\n"
 			"  --corrupt  (tests only) write one wrong byte, so the check fails\n");
 	MPI_Finalize();
@@ -104,13 +113,21 @@ static int parse_size(const char *s, size_t *out)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	*o = (struct options){ .prog = 1, .version = V_POSIX, .size = 1 << 20,
-			       .iters = 10, .dir = "." };
+	*o = (struct options){ .prog = 1, .version = V_POSIX, .flush = FLUSH_SYNC,
+			       .size = 1 << 20, .iters = 10, .dir = "." };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--fsync")) {
 			o->fsync = 1;
+		} else if (!strcmp(a, "--flush") && v) {
+			i++;
+			if (!strcmp(v, "close"))
+				o->flush = FLUSH_CLOSE;
+			else if (!strcmp(v, "sync"))
+				o->flush = FLUSH_SYNC;
+			else
+				usage();
 		} else if (!strcmp(a, "--keep")) {
 			o->keep = 1;
 		} else if (!strcmp(a, "--corrupt")) {
@@ -228,67 +245,6 @@ static off_t data_base(const struct options *o)
 	return o->prog == 2 ? (off_t)rank * (off_t)o->size : 0;
 }
 
-static void posix_phase(const struct options *o, const char *path, int writing,
-			unsigned char *buf)
-{
-	int fd = writing ? open(path, O_WRONLY | O_CREAT, 0644) : open(path, O_RDONLY);
-	if (fd < 0)
-		die(path, errno);
-	for (size_t off = 0; off < o->size; off += o->req) {
-		size_t n = o->size - off < o->req ? o->size - off : o->req;
-		if (lseek(fd, data_base(o) + (off_t)off, SEEK_SET) < 0)
-			die("lseek", errno);
-		size_t done = 0;
-		while (done < n) {
-			ssize_t r = writing ? write(fd, buf + off + done, n - done)
-					    : read(fd, buf + off + done, n - done);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				die(writing ? "write" : "read", errno);
-			if (r == 0)
-				die("read: unexpected end of file", EIO);
-			done += (size_t)r;
-		}
-	}
-	if (writing && o->fsync && fsync(fd) < 0)
-		die("fsync", errno);
-	if (close(fd) < 0)
-		die("close", errno);
-}
-
-#ifdef PROGIO_FFAPI
-static void ffapi_phase(const struct options *o, const char *path, int writing,
-			unsigned char *buf)
-{
-	int fd = writing ? ffopen(path, O_WRONLY | O_CREAT, 0644, o->spec)
-			 : ffopen(path, O_RDONLY, 0, o->spec);
-	if (fd < 0)
-		die(path, errno);
-	for (size_t off = 0; off < o->size; off += o->req) {
-		size_t n = o->size - off < o->req ? o->size - off : o->req;
-		if (ffseek(fd, data_base(o) + (off_t)off, SEEK_SET) < 0)
-			die("ffseek", errno);
-		size_t done = 0;
-		while (done < n) {
-			ssize_t r = writing ? ffwrite(fd, buf + off + done, n - done)
-					    : ffread(fd, buf + off + done, n - done);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0)
-				die(writing ? "ffwrite" : "ffread", errno);
-			if (r == 0)
-				die("ffread: unexpected end of file", EIO);
-			done += (size_t)r;
-		}
-	}
-	if (writing && o->fsync && fffsync(fd) < 0)
-		die("fffsync", errno);
-	if (ffclose(fd) < 0)
-		die("ffclose", errno);
-}
-#endif
-
 static void mpi_check(int rc, const char *what)
 {
 	if (rc == MPI_SUCCESS)
@@ -318,49 +274,149 @@ static void quiet_barrier(void)
 	}
 }
 
-static void mpiio_phase(const struct options *o, const char *path, int writing,
-			unsigned char *buf)
+/* MPI-IO's open, sync and close on the common file are collective: meet
+ * first in a sleeping barrier so that they find every process ready. */
+static void before_collective(const struct options *o)
 {
-	MPI_Comm comm = o->prog == 2 ? MPI_COMM_WORLD : MPI_COMM_SELF;
-	int mode = writing ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
+	if (o->version == V_MPIIO && o->prog == 2)
+		quiet_barrier();
+}
+
+/* An open file of any version. */
+struct handle {
+	int fd;
 	MPI_File fh;
-	if (o->prog == 2)
-		quiet_barrier(); /* the collective open then completes at once */
-	mpi_check(MPI_File_open(comm, path, mode, MPI_INFO_NULL, &fh), path);
-	for (size_t off = 0; off < o->size; off += o->req) {
-		size_t n = o->size - off < o->req ? o->size - off : o->req;
-		MPI_Offset at = (MPI_Offset)data_base(o) + (MPI_Offset)off;
+};
+
+enum open_mode { OPEN_WRITE, OPEN_READ, OPEN_RDWR };
+
+static struct handle h_open(const struct options *o, const char *path, enum open_mode m)
+{
+	static const int posix_flags[] = { O_WRONLY | O_CREAT, O_RDONLY, O_RDWR | O_CREAT };
+	static const int mpi_modes[] = { MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_MODE_RDONLY,
+					 MPI_MODE_RDWR | MPI_MODE_CREATE };
+	struct handle h = { .fd = -1 };
+	switch (o->version) {
+	case V_POSIX:
+		h.fd = open(path, posix_flags[m], 0644);
+		break;
+	case V_FFAPI:
+#ifdef PROGIO_FFAPI
+		h.fd = ffopen(path, posix_flags[m], 0644, o->spec);
+#endif
+		break;
+	case V_MPIIO:
+		before_collective(o);
+		mpi_check(MPI_File_open(o->prog == 2 ? MPI_COMM_WORLD : MPI_COMM_SELF, path,
+					mpi_modes[m], MPI_INFO_NULL, &h.fh), path);
+		return h;
+	}
+	if (h.fd < 0)
+		die(path, errno);
+	return h;
+}
+
+static void h_sync(const struct options *o, struct handle *h)
+{
+	switch (o->version) {
+	case V_POSIX:
+		if (fsync(h->fd) < 0)
+			die("fsync", errno);
+		break;
+	case V_FFAPI:
+#ifdef PROGIO_FFAPI
+		if (fffsync(h->fd) < 0)
+			die("fffsync", errno);
+#endif
+		break;
+	case V_MPIIO:
+		before_collective(o);
+		mpi_check(MPI_File_sync(h->fh), "MPI_File_sync");
+		break;
+	}
+}
+
+static void h_close(const struct options *o, struct handle *h)
+{
+	switch (o->version) {
+	case V_POSIX:
+		if (close(h->fd) < 0)
+			die("close", errno);
+		break;
+	case V_FFAPI:
+#ifdef PROGIO_FFAPI
+		if (ffclose(h->fd) < 0)
+			die("ffclose", errno);
+#endif
+		break;
+	case V_MPIIO:
+		before_collective(o);
+		mpi_check(MPI_File_close(&h->fh), "MPI_File_close");
+		break;
+	}
+}
+
+/* One request at off (from this rank's base) of n bytes; POSIX and ffio API
+ * versions seek explicitly first, MPI-IO passes the offset. */
+static void h_request(const struct options *o, struct handle *h, int writing,
+		      unsigned char *p, size_t n, off_t off)
+{
+	off_t at = data_base(o) + off;
+	if (o->version == V_MPIIO) {
 		MPI_Status st;
 		int count = -1;
 		if (n > INT_MAX)
 			die("request larger than INT_MAX", EINVAL);
 		if (writing)
-			mpi_check(MPI_File_write_at(fh, at, buf + off, (int)n, MPI_BYTE, &st),
+			mpi_check(MPI_File_write_at(h->fh, (MPI_Offset)at, p, (int)n, MPI_BYTE, &st),
 				  "MPI_File_write_at");
 		else
-			mpi_check(MPI_File_read_at(fh, at, buf + off, (int)n, MPI_BYTE, &st),
+			mpi_check(MPI_File_read_at(h->fh, (MPI_Offset)at, p, (int)n, MPI_BYTE, &st),
 				  "MPI_File_read_at");
 		mpi_check(MPI_Get_count(&st, MPI_BYTE, &count), "MPI_Get_count");
 		if (count != (int)n)
 			die(writing ? "MPI_File_write_at: short" : "MPI_File_read_at: short", EIO);
+		return;
 	}
-	if (o->prog == 2)
-		quiet_barrier(); /* as for the open: the sync and close are collective */
-	if (writing && o->fsync)
-		mpi_check(MPI_File_sync(fh), "MPI_File_sync");
-	mpi_check(MPI_File_close(&fh), "MPI_File_close");
+#ifdef PROGIO_FFAPI
+	if (o->version == V_FFAPI) {
+		if (ffseek(h->fd, at, SEEK_SET) < 0)
+			die("ffseek", errno);
+		for (size_t done = 0; done < n;) {
+			ssize_t r = writing ? ffwrite(h->fd, p + done, n - done)
+					    : ffread(h->fd, p + done, n - done);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				die(writing ? "ffwrite" : "ffread", errno);
+			if (r == 0)
+				die("ffread: unexpected end of file", EIO);
+			done += (size_t)r;
+		}
+		return;
+	}
+#endif
+	if (lseek(h->fd, at, SEEK_SET) < 0)
+		die("lseek", errno);
+	for (size_t done = 0; done < n;) {
+		ssize_t r = writing ? write(h->fd, p + done, n - done) : read(h->fd, p + done, n - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die(writing ? "write" : "read", errno);
+		if (r == 0)
+			die("read: unexpected end of file", EIO);
+		done += (size_t)r;
+	}
 }
 
-static void phase(const struct options *o, const char *path, int writing, unsigned char *buf)
+/* This rank's SIZE bytes in requests of REQ bytes. */
+static void h_transfer(const struct options *o, struct handle *h, int writing,
+		       unsigned char *buf)
 {
-	switch (o->version) {
-	case V_POSIX: posix_phase(o, path, writing, buf); break;
-#ifdef PROGIO_FFAPI
-	case V_FFAPI: ffapi_phase(o, path, writing, buf); break;
-#else
-	case V_FFAPI: break;
-#endif
-	case V_MPIIO: mpiio_phase(o, path, writing, buf); break;
+	for (size_t off = 0; off < o->size; off += o->req) {
+		size_t n = o->size - off < o->req ? o->size - off : o->req;
+		h_request(o, h, writing, buf + off, n, (off_t)off);
 	}
 }
 
@@ -392,6 +448,7 @@ int main(int argc, char **argv)
 
 	double t_write = 0, t_read = 0;
 	size_t wrong = 0;
+	struct handle h = { .fd = -1 };
 	for (int it = 0; it < o.iters; it++) {
 		pattern_fill(wbuf, o.size, it);
 		if (o.corrupt && rank == nprocs - 1 && it == o.iters - 1)
@@ -399,9 +456,28 @@ int main(int argc, char **argv)
 		memset(rbuf, 0xa5, o.size);
 
 		double t0 = MPI_Wtime();
-		phase(&o, path, 1, wbuf);
+		if (o.flush == FLUSH_CLOSE) {
+			h = h_open(&o, path, OPEN_WRITE);
+			h_transfer(&o, &h, 1, wbuf);
+			if (o.fsync)
+				h_sync(&o, &h);
+			h_close(&o, &h);
+		} else {
+			if (it == 0)
+				h = h_open(&o, path, OPEN_RDWR);
+			h_transfer(&o, &h, 1, wbuf);
+			h_sync(&o, &h);
+		}
 		double t1 = MPI_Wtime();
-		phase(&o, path, 0, rbuf);
+		if (o.flush == FLUSH_CLOSE) {
+			h = h_open(&o, path, OPEN_READ);
+			h_transfer(&o, &h, 0, rbuf);
+			h_close(&o, &h);
+		} else {
+			h_transfer(&o, &h, 0, rbuf);
+			if (it == o.iters - 1)
+				h_close(&o, &h);
+		}
 		double t2 = MPI_Wtime();
 		t_write += t1 - t0;
 		t_read += t2 - t1;
@@ -423,9 +499,10 @@ int main(int argc, char **argv)
 			die(path, errno);
 	}
 	if (rank == 0) {
-		printf("RESULT prog=%d version=%s procs=%d size=%zu iters=%d req=%zu fsync=%d "
+		printf("RESULT prog=%d version=%s procs=%d size=%zu iters=%d req=%zu flush=%s fsync=%d "
 		       "io=%.6f write=%.6f read=%.6f io_min=%.6f wrong=%llu verify=%s label=%s\n",
-		       o.prog, version_name[o.version], nprocs, o.size, o.iters, o.req, o.fsync,
+		       o.prog, version_name[o.version], nprocs, o.size, o.iters, o.req,
+		       o.flush == FLUSH_SYNC ? "sync" : "close", o.fsync,
 		       maxv[0], maxv[1], maxv[2], minv, wrong_all, wrong_all ? "FAILED" : "ok",
 		       o.label ? o.label : "-");
 		fflush(stdout);

@@ -45,10 +45,10 @@ check() {
 	fi
 }
 
-echo "1..22"
+echo "1..26"
 tiny="-s 64k -r 4k -i 2 -d $dir"
 for p in 1 2; do
-	fields="prog=$p procs=2 size=65536 iters=2 req=4096 wrong=0 verify=ok"
+	fields="prog=$p procs=2 size=65536 iters=2 req=4096 flush=sync wrong=0 verify=ok"
 	check "Program $p, POSIX direct" 0 "version=posix $fields" -- \
 		$MPIEXEC -n 2 "$progio" -p $p -v posix $tiny
 	check "Program $p, MPI-IO direct" 0 "version=mpiio $fields" -- \
@@ -60,6 +60,12 @@ for p in 1 2; do
 	check "Program $p, MPI-IO via ffio ($spec)" 0 "version=mpiio $fields" -- \
 		$MPIEXEC -n 2 env LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="progio*.dat($spec)" "$progio" -p $p -v mpiio $tiny
 done
+# The other flush mode: close and reopen per phase.
+fields="prog=2 procs=2 size=65536 iters=2 req=4096 flush=close wrong=0 verify=ok"
+check "Program 2, POSIX via ffio ($spec), close per phase" 0 "version=posix $fields" -- \
+	$MPIEXEC -n 2 env LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="progio*.dat($spec)" "$progio" -p 2 -v posix $tiny --flush close
+check "Program 2, MPI-IO via ffio ($spec), close per phase" 0 "version=mpiio $fields" -- \
+	$MPIEXEC -n 2 env LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="progio*.dat($spec)" "$progio" -p 2 -v mpiio $tiny --flush close
 # The check itself: one wrong byte is reported and fails the run.
 check "a corrupted byte is caught (Program 2, POSIX)" 1 "wrong=1 verify=FAILED" -- \
 	$MPIEXEC -n 2 "$progio" -p 2 -v posix $tiny --corrupt
