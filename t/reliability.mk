@@ -26,3 +26,6 @@ t_rel_bigspec_LDADD = libffio.la
 check_SCRIPTS += t/rel_security.sh
 TESTS += t/rel_security.sh
 EXTRA_DIST += t/rel_security.sh
+check_SCRIPTS += t/rel_judges.sh
+TESTS += t/rel_judges.sh
+EXTRA_DIST += t/rel_judges.sh
