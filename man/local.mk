@@ -7,3 +7,4 @@ man_MANS += man/ffio-uring.7
 man_MANS += man/ffio-run.1
 man_MANS += man/ffio-netcdf.7
 man_MANS += man/ffio-cache.7
+man_MANS += man/ffio-reliability.7
