@@ -11,7 +11,19 @@
  * below, zeros past the end of file, or written by the application); an
  * unknown page holds valid bytes only inside its dirty extents.  Dirty
  * extents are a sorted array of disjoint [lo, hi) ranges per page; a known
- * page under sieving keeps one hull extent instead.
+ * page under sieving keeps one hull extent instead.  An unknown page may
+ * also hold one range of clean valid bytes [vlo, vhi) (a record fetched
+ * alone by strided read-ahead, or data just written behind).
+ *
+ * Asynchronous I/O below (submit / commit / reap): write-behind of dirty
+ * runs and read-ahead are submitted as requests and committed in one
+ * batch; the application waits for them only at flush points, or when it
+ * touches a page whose buffer is in flight (a page in flight is never
+ * modified in place: the writer waits for it; see ffio-cache(7)).  The
+ * completion callbacks run inside calls into the layers below, with the
+ * file's lock held by the current call: they only update page states and
+ * counters, never free or move pages.  Over a synchronous stack (sys) the
+ * same requests complete inside submit.
  */
 #include "config.h"
 #include <errno.h>
@@ -25,6 +37,10 @@
 
 #define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
 #define MAX_IOV 1024        /* iovecs in one request below (IOV_MAX) */
+/* Runs shorter than this are written synchronously: small buffered writes
+ * through io_uring are punted to kernel workers and cost more than a
+ * pwrite (bench/uring_strided -w). */
+#define SYNC_RUN 4096
 
 struct cext {
 	uint32_t lo, hi;
@@ -41,6 +57,11 @@ struct cpage {
 	unsigned ra : 1;                  /* read ahead, not used yet */
 	unsigned pin : 1;                 /* being filled: not a victim */
 	unsigned failed : 1;              /* scratch flag of a flush */
+	unsigned reading : 1;             /* a read into it is in flight */
+	unsigned holes : 1;               /* a sieve hull spans bytes not written */
+	unsigned evicted : 1;             /* written behind to make room (counted) */
+	uint16_t inflight;                /* requests below using data */
+	uint32_t vlo, vhi;                /* clean valid bytes of an unknown page */
 };
 
 /* The page budget: one per file, or one per entry with .shared. */
@@ -86,6 +107,29 @@ struct cache {
 	uint64_t hits, misses, ra_used, ra_wasted;
 	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
 	uint64_t ev_clean, ev_complete, ev_gaps, bypass;
+	uint64_t async_writes, async_reads;
+
+	/* asynchronous requests below */
+	int async_below;             /* the layer below completes requests later */
+	long nreq;                   /* requests in flight */
+	long busy_pages;             /* page references of requests in flight */
+	struct areq *reqs;           /* requests in flight (for fork) */
+};
+
+/* A request of the cache in flight below: a write-behind run or a read. */
+struct areq {
+	struct ffio_req r;
+	struct cache *c;
+	struct areq *prev, *next;    /* c->reqs */
+	size_t left;                 /* bytes still to transfer */
+	off_t start;                 /* file offset of the first byte */
+	uint32_t lo, hi;             /* a sparse read: range within its page */
+	int sparse;
+	int cnt;                     /* iovecs */
+	int npg;                     /* pages */
+	size_t len;                  /* bytes of the whole request */
+	struct iovec *iov;           /* cnt, after pg */
+	struct cpage *pg[];          /* npg */
 };
 
 #define CACHE(l) ((struct cache *)(l))
@@ -266,6 +310,7 @@ static void pg_set_clean(struct cache *c, struct cpage *p)
 		p->next_ext = 0;
 		c->ndirty--;
 	}
+	p->holes = 0;
 }
 
 /* Unlink p and give its memory back to the pool. */
@@ -292,65 +337,326 @@ static off_t pg_start(const struct cache *c, int64_t pno)
 
 static int pg_complete(const struct cache *c, const struct cpage *p)
 {
-	if (p->next_ext != 1 || p->ext[0].lo != 0)
+	if (p->next_ext != 1 || p->ext[0].lo != 0 || p->holes)
 		return 0;
 	return p->ext[0].hi == c->page || pg_start(c, p->pno) + p->ext[0].hi >= c->cached_end;
 }
 
 static int flush_set(struct cache *c, struct cpage **set, size_t n);
 
-/* Flush the run of adjacent dirty pages around p (only complete ones when
- * p is complete: pages still being filled stay). */
-static int flush_around(struct cache *c, struct cpage *p)
+/* ---- asynchronous requests ------------------------------------------------ */
+
+static struct areq *areq_new(struct cache *c, int npg, int cnt)
 {
-	enum { MAXRUN = 256 };
-	struct cpage *set[2 * MAXRUN + 1];
+	struct areq *a = calloc(1, sizeof *a + (size_t)npg * sizeof a->pg[0] +
+				       (size_t)cnt * sizeof(struct iovec));
+	if (!a)
+		return NULL;
+	a->c = c;
+	a->npg = npg;
+	a->cnt = cnt;
+	a->iov = (struct iovec *)(void *)&a->pg[npg];
+	return a;
+}
+
+static void areq_link(struct cache *c, struct areq *a)
+{
+	a->prev = NULL;
+	a->next = c->reqs;
+	if (c->reqs)
+		c->reqs->prev = a;
+	c->reqs = a;
+	for (int i = 0; i < a->npg; i++)
+		a->pg[i]->inflight++;
+	c->nreq++;
+	c->busy_pages += a->npg;
+}
+
+static void areq_unlink(struct cache *c, struct areq *a)
+{
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		c->reqs = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	for (int i = 0; i < a->npg; i++)
+		a->pg[i]->inflight--;
+	c->nreq--;
+	c->busy_pages -= a->npg;
+}
+
+/* Submit a (linked).  Learns whether the layer below completes requests
+ * later (uring) or inside submit (uring without a ring): from then on the
+ * cache uses plain synchronous calls over it, as over sys.  0, or -errno when the request was
+ * refused (not linked any more; the caller still owns it). */
+static int areq_submit(struct cache *c, struct areq *a)
+{
+	int completed = 0;
+	void *mark = a;
+
+	areq_link(c, a);
+	a->r.iov = a->iov;
+	a->r.iovcnt = a->cnt;
+	a->r.data = a;
+	/* done() frees a: watch the list instead of a itself */
+	int err = ffio_below_submit(&c->base, &a->r);
+	if (err < 0) {
+		areq_unlink(c, a);
+		return err;
+	}
+	completed = 1;
+	for (struct areq *x = c->reqs; x; x = x->next)
+		if ((void *)x == mark) {
+			completed = 0;
+			break;
+		}
+	c->async_below = !completed;
+	return 0;
+}
+
+/* Skip n transferred bytes of a's iovecs. */
+static void areq_advance(struct areq *a, size_t n)
+{
+	while (a->cnt > 0 && n >= a->iov[0].iov_len) {
+		n -= a->iov[0].iov_len;
+		a->iov++;
+		a->cnt--;
+	}
+	if (a->cnt > 0) {
+		a->iov[0].iov_base = (char *)a->iov[0].iov_base + n;
+		a->iov[0].iov_len -= n;
+	}
+}
+
+/* Completion of a write-behind run.  A short write goes again for its
+ * rest; on error the pages' bytes never reached the file: they become
+ * unknown (reads fetch the file's bytes) and the error is recorded for
+ * the next write, fsync or close. */
+static void write_done(struct ffio_req *r)
+{
+	struct areq *a = r->data;
+	struct cache *c = a->c;
+	ssize_t res = r->res;
+
+	if (res > 0 && (size_t)res < a->left) {
+		a->left -= (size_t)res;
+		areq_advance(a, (size_t)res);
+		r->iov = a->iov;
+		r->iovcnt = a->cnt;
+		r->off += res;
+		r->done = write_done;
+		r->data = a;
+		int err = ffio_below_submit(&c->base, r);
+		if (err == 0)
+			return;
+		res = err;
+	} else if (res == 0 && a->left > 0) {
+		res = -EIO;
+	}
+	areq_unlink(c, a);
+	if (res < 0) {
+		for (int i = 0; i < a->npg; i++) {
+			struct cpage *p = a->pg[i];
+			p->known = 0;
+			p->ra = 0;
+			p->failed = 1; /* seen by a flush_set still running (sync below) */
+			p->vlo = p->vhi = 0;
+		}
+		ffio_file_set_error(c->base.file, (int)res);
+	} else {
+		c->below_wbytes += a->len;
+		if (a->start + (off_t)a->len > c->disk_size)
+			c->disk_size = a->start + (off_t)a->len;
+	}
+	free(a);
+}
+
+/* Completion of a read-ahead request: the pages (or the record's range of
+ * one page, sparse) become valid; a failed read leaves them empty (a read
+ * of them fetches again, and reports the error). */
+static void read_done(struct ffio_req *r)
+{
+	struct areq *a = r->data;
+	struct cache *c = a->c;
+	ssize_t res = r->res;
+
+	areq_unlink(c, a);
+	if (res > 0)
+		c->below_rbytes += (uint64_t)res;
+	for (int j = 0; j < a->npg; j++) {
+		struct cpage *p = a->pg[j];
+		p->reading = 0;
+		if (res < 0)
+			continue;
+		if (a->sparse) {
+			size_t want = a->hi - a->lo, have = (size_t)res < want ? (size_t)res : want;
+			memset(p->data + a->lo + have, 0, want - have); /* past the end of file */
+			p->vlo = a->lo;
+			p->vhi = a->hi;
+		} else {
+			size_t at = (size_t)j * c->page;
+			size_t have = (size_t)res > at ? (size_t)res - at : 0;
+			if (have > c->page)
+				have = c->page;
+			memset(p->data + have, 0, c->page - have);
+			p->known = 1;
+		}
+		p->ra = 1;
+	}
+	if (res > 0 && a->start + (off_t)res > c->disk_size)
+		c->disk_size = a->start + (off_t)res;
+	free(a);
+}
+
+/* Complete at least one request in flight (commit first).  -EIO when the
+ * layer below has nothing to give back although we wait. */
+static int reap_one(struct cache *c)
+{
+	long before = c->nreq;
+	int err = ffio_below_commit(&c->base);
+	if (err < 0)
+		return err;
+	for (int tries = 0; tries < 2 && c->nreq == before; tries++) {
+		int n = ffio_below_reap(&c->base, 1);
+		if (n < 0)
+			return n;
+	}
+	if (c->nreq == before && before > 0) {
+		static int once;
+		ffio_log_once(&once, "cache: requests in flight below never complete");
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Wait until no request uses p's buffer. */
+static int pg_wait(struct cache *c, struct cpage *p)
+{
+	while (p->inflight) {
+		int err = reap_one(c);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Wait for every request in flight. */
+static int wait_all(struct cache *c)
+{
+	int err = c->nreq ? ffio_below_commit(&c->base) : 0;
+	while (c->nreq > 0 && err == 0)
+		err = reap_one(c);
+	return err;
+}
+
+/* The most pages that may be in flight at once. */
+static long busy_limit(const struct cache *c)
+{
+	return c->limit / 2 > 0 ? c->limit / 2 : 1;
+}
+
+static int pg_idle(const struct cpage *p)
+{
+	return !p->inflight && !p->pin;
+}
+
+/* Collect the run of adjacent dirty idle pages around p (only complete
+ * ones when p is complete: pages still being filled stay) into set. */
+static size_t run_around(struct cache *c, struct cpage *p, struct cpage **set, size_t max)
+{
 	int complete = pg_complete(c, p);
 	size_t n = 0, left = 0;
 	struct cpage *q;
 
-	for (int64_t k = p->pno - 1; left < MAXRUN && (q = pg_find(c, k)) && q->next_ext &&
-				     (!complete || pg_complete(c, q)); k--)
+	for (int64_t k = p->pno - 1; left < max / 2 && (q = pg_find(c, k)) && q->next_ext &&
+				     pg_idle(q) && (!complete || pg_complete(c, q)); k--)
 		left++;
 	for (size_t i = left; i > 0; i--)
 		set[n++] = pg_find(c, p->pno - (int64_t)i);
 	set[n++] = p;
-	for (int64_t k = p->pno + 1; n < 2 * MAXRUN + 1 && (q = pg_find(c, k)) && q->next_ext &&
-				     (!complete || pg_complete(c, q)); k++)
+	for (int64_t k = p->pno + 1; n < max && (q = pg_find(c, k)) && q->next_ext &&
+				     pg_idle(q) && (!complete || pg_complete(c, q)); k++)
 		set[n++] = q;
-	return flush_set(c, set, n);
+	return n;
 }
 
-/* Choose a victim among this file's pages and make it clean: clean pages
- * first (least recently used), then complete dirty pages, then pages with
- * gaps.  Returns the victim, still linked, or NULL (all pinned). */
+/* Write behind: submit the least recently used dirty runs, complete pages
+ * first, while fewer than busy_limit pages are in flight.  With gaps only
+ * when must is set and nothing else can make room.  Returns the number of
+ * pages submitted, or -errno. */
+static long write_behind(struct cache *c, int must)
+{
+	enum { MAXRUN = 256 };
+	struct cpage *set[MAXRUN];
+	long sent = 0;
+	int err = 0;
+
+	for (int pass = 0; pass < 2 && err == 0; pass++) {
+		if (pass == 1 && (sent > 0 || !must || c->nreq > 0))
+			break;
+		struct cpage *p = c->lru.next;
+		while (p != &c->lru && c->busy_pages < busy_limit(c)) {
+			struct cpage *next = p->next;
+			if (p->next_ext && pg_idle(p) && (pass == 1 || pg_complete(c, p))) {
+				long room = busy_limit(c) - c->busy_pages;
+				size_t n = run_around(c, p, set, room < MAXRUN ? (size_t)room : MAXRUN);
+				int complete = pass == 0;
+				for (size_t i = 0; i < n; i++) {
+					if (complete)
+						c->ev_complete++;
+					else
+						c->ev_gaps++;
+					set[i]->evicted = 1;
+				}
+				err = flush_set(c, set, n);
+				sent += (long)n;
+				/* over a synchronous stack one run per eviction, as the
+				 * pages are clean again at once */
+				if (err < 0 || pass == 1 || !c->async_below)
+					break;
+				next = p->next; /* flush_set leaves the list as it is */
+			}
+			p = next;
+		}
+	}
+	if (err == 0 && sent > 0)
+		err = ffio_below_commit(&c->base);
+	return err < 0 ? err : sent;
+}
+
+/* Choose a victim among this file's pages: a clean page not in flight
+ * (least recently used first).  When there is none, dirty runs are
+ * written behind (complete pages first, then pages with gaps) and the
+ * oldest request in flight is waited for.  Returns the victim, still
+ * linked, or NULL (nothing can be had). */
 static struct cpage *pick_victim(struct cache *c)
 {
-	struct cpage *complete = NULL, *gaps = NULL;
-
-	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
-		if (p->pin)
-			continue;
-		if (!p->next_ext) {
-			c->ev_clean++;
+	for (;;) {
+		for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
+			if (p->next_ext || !pg_idle(p))
+				continue;
+			if (p->evicted)
+				p->evicted = 0;
+			else
+				c->ev_clean++;
 			return p;
 		}
-		if (!complete && pg_complete(c, p))
-			complete = p;
-		else if (!gaps)
-			gaps = p;
+		long sent = write_behind(c, 1);
+		if (sent < 0) {
+			ffio_file_set_error(c->base.file, (int)sent);
+			sent = 0;
+		}
+		if (c->nreq > 0) {
+			int err = reap_one(c);
+			if (err < 0) {
+				ffio_file_set_error(c->base.file, err);
+				return NULL;
+			}
+		} else if (sent == 0) {
+			return NULL;
+		}
 	}
-	struct cpage *v = complete ? complete : gaps;
-	if (!v)
-		return NULL;
-	if (complete)
-		c->ev_complete++;
-	else
-		c->ev_gaps++;
-	int err = flush_around(c, v);
-	if (err < 0)
-		ffio_file_set_error(c->base.file, err);
-	return v; /* clean now: flushed, or its data dropped after an error */
 }
 
 /* Take p's memory for page pno. */
@@ -360,7 +666,8 @@ static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
 		c->ra_wasted++;
 	hash_remove(c, p);
 	p->pno = pno;
-	p->known = p->ra = p->pin = p->failed = 0;
+	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = 0;
+	p->vlo = p->vhi = 0;
 	p->next_ext = 0;
 	size_t h = hash_of(c, pno);
 	p->hnext = c->hash[h];
@@ -514,8 +821,10 @@ static int pg_load(struct cache *c, struct cpage *p)
 
 	if (p->known)
 		return 0;
-	if ((err = disk_size(c, &size)) < 0)
+	if ((err = pg_wait(c, p)) < 0 || (err = disk_size(c, &size)) < 0)
 		return err;
+	if (p->known) /* a read-ahead of it arrived */
+		return 0;
 	if (start < size) {
 		if (!c->can_read)
 			return -EBADF;
@@ -545,8 +854,11 @@ static int pg_load(struct cache *c, struct cpage *p)
 		memset(p->data + at, 0, c->page - at);
 	}
 	p->known = 1;
-	if (is_sieve(c))
+	p->vlo = p->vhi = 0;
+	if (is_sieve(c) && p->next_ext > 1) {
 		ext_to_hull(p);
+		p->holes = 1;
+	}
 	return 0;
 }
 
@@ -616,6 +928,9 @@ static int cmp_pno(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Submit the run as one asynchronous request (pages referenced by it stay
+ * in flight until it completes); small runs, or when no request can be
+ * had, are written at once. */
 static int emit(struct cache *c, struct run *r, struct cpage **set)
 {
 	int err;
@@ -623,6 +938,25 @@ static int emit(struct cache *c, struct run *r, struct cpage **set)
 	if (r->cnt == 0)
 		return 0;
 	c->below_writes++;
+	if (c->async_below && r->len >= SYNC_RUN) {
+		int npg = (int)(r->last - r->first + 1);
+		struct areq *a = areq_new(c, npg, r->cnt);
+		if (a) {
+			memcpy(a->iov, r->iov, (size_t)r->cnt * sizeof *r->iov);
+			for (int i = 0; i < npg; i++)
+				a->pg[i] = set[r->first + (size_t)i];
+			a->r = (struct ffio_req){.op = FFIO_OP_WRITE, .off = r->off, .done = write_done};
+			a->start = r->off;
+			a->len = a->left = r->len;
+			if (areq_submit(c, a) == 0) {
+				c->async_writes++;
+				r->cnt = 0;
+				r->len = 0;
+				return 0;
+			}
+			free(a); /* refused: write it now */
+		}
+	}
 	err = ffio_below_pwritev_full(&c->base, r->iov, r->cnt, r->off);
 	if (err == 0) {
 		c->below_wbytes += r->len;
@@ -723,6 +1057,8 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 		first = err;
 	free(r);
 	/* O_DIRECT wrote whole blocks: cut the file back to its true size. */
+	if (c->direct && size_ok && (err = wait_all(c)) < 0 && !first)
+		first = err;
 	if (c->direct && size_ok && c->disk_size > true_size) {
 		if ((err = ffio_below_truncate(&c->base, true_size)) < 0 && !first)
 			first = err;
@@ -731,8 +1067,14 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct cpage *p = set[i];
-		if (p->failed)
+		if (p->failed) {
 			p->known = 0; /* its data never reached the file: forget it */
+			p->vlo = p->vhi = 0;
+		} else if (!p->known && p->next_ext == 1) {
+			/* what was written stays readable from memory */
+			p->vlo = p->ext[0].lo;
+			p->vhi = p->ext[0].hi;
+		}
 		pg_set_clean(c, p);
 		p->failed = 0;
 	}
@@ -757,17 +1099,22 @@ static int flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno)
 	return err;
 }
 
+/* Write every dirty byte and wait for everything in flight (errors of
+ * requests that completed are recorded for the file). */
 static int flush_all(struct cache *c)
 {
-	return flush_pages(c, 0, INT64_MAX);
+	int err = flush_pages(c, 0, INT64_MAX);
+	int e2 = wait_all(c);
+	return err < 0 ? err : e2;
 }
 
+/* Drop the clean pages (nothing may be in flight: callers wait first). */
 static void drop_clean(struct cache *c)
 {
 	struct cpage *p = c->lru.next, *next;
 	for (; p != &c->lru; p = next) {
 		next = p->next;
-		if (!p->next_ext)
+		if (!p->next_ext && !p->inflight)
 			pg_free(c, p);
 	}
 }
@@ -787,7 +1134,12 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 			continue;
 		off_t ps = pg_start(c, k);
 		off_t a = off > ps ? off : ps, b = off + (off_t)n < ps + (off_t)c->page ? off + (off_t)n : ps + (off_t)c->page;
-		memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
+		if (pg_wait(c, p) == 0) {
+			memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
+		} else { /* cannot touch its buffer: forget what it held */
+			p->known = 0;
+			p->vlo = p->vhi = 0;
+		}
 		if (p->next_ext) {
 			if (ext_remove(p, (uint32_t)(a - ps), (uint32_t)(b - ps)) < 0) {
 				p->next_ext = 1; /* out of memory: forget the page's other bytes */
@@ -826,13 +1178,16 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 	const char *src = buf;
 	size_t done = 0;
 	off_t size;
-	int err;
+	int err, filled = 0;
 
 	c->n_write++;
 	c->b_write += n;
 	if (c->pool->starved)
 		pool_shrink(c);
-	if ((c->flags & FFIO_CACHE_WT) || (n >= c->page && aligned(c, buf, n, off)))
+	/* Large aligned writes go straight below, unless the layer below
+	 * writes behind asynchronously: then they are copied and submitted. */
+	if ((c->flags & FFIO_CACHE_WT) ||
+	    (n >= c->page && aligned(c, buf, n, off) && (!c->async_below || c->direct)))
 		return write_around(c, buf, n, off);
 	if ((err = disk_size(c, &size)) < 0)
 		return err;
@@ -859,11 +1214,15 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 			}
 		} else {
 			pg_touch(c, p);
+			if (p->inflight && (err = pg_wait(c, p)) < 0) /* never modified in flight */
+				return done ? (ssize_t)done : err;
 		}
 		memcpy(p->data + lo, src + done, len);
 		if (!p->next_ext)
 			c->ndirty++;
 		if (p->known && is_sieve(c) && p->next_ext) {
+			if (lo + len < p->ext[0].lo || lo > p->ext[p->next_ext - 1].hi)
+				p->holes = 1; /* the hull spans bytes not written */
 			if (lo < p->ext[0].lo)
 				p->ext[0].lo = lo;
 			if (lo + len > p->ext[p->next_ext - 1].hi)
@@ -877,6 +1236,16 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 		done += len;
 		if (o + (off_t)len > c->cached_end)
 			c->cached_end = o + (off_t)len;
+		if (lo + len == c->page)
+			filled = 1;
+	}
+	/* Over an asynchronous stack, complete pages start on their way as
+	 * soon as a quarter of the cache is dirty: the application goes on
+	 * while they are written. */
+	if (filled && c->async_below && c->ndirty >= (c->limit + 3) / 4) {
+		long sent = write_behind(c, 0);
+		if (sent < 0)
+			ffio_file_set_error(c->base.file, (int)sent);
 	}
 	return (ssize_t)n;
 }
@@ -906,9 +1275,119 @@ static int64_t ra_page(const struct cache *c, off_t next, off_t step, int k)
 	return next / (off_t)c->page + k;
 }
 
+/* Is the pattern strided with records much smaller than a page, one
+ * record per page at most?  Then only the records' bytes are fetched. */
+static int ra_sparse(const struct cache *c)
+{
+	return !c->direct && c->ra_valid && c->ra_stride >= (off_t)c->page &&
+	       c->ra_last_len * 4 <= c->page;
+}
+
+/* Submit reads of the absent pages pnos[0..m) (ascending, adjacent ones in
+ * one request) into new pages; they arrive later (read_done). */
+static void ra_pages(struct cache *c, const int64_t *pnos, int m)
+{
+	struct cpage *pg[MAX_IOV];
+	int i = 0;
+
+	while (i < m) {
+		int k = 0, starved = 0;
+		while (i + k < m && k < MAX_IOV && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
+			if (pg_new(c, pnos[i + k], &pg[k]) < 0) {
+				starved = 1;
+				break;
+			}
+			pg[k++]->pin = 1; /* not a victim of the pages after it */
+		}
+		if (k == 0)
+			break;
+		struct areq *a = areq_new(c, k, k);
+		for (int j = 0; j < k; j++) {
+			pg[j]->pin = 0;
+			if (a) {
+				a->pg[j] = pg[j];
+				a->iov[j] = (struct iovec){pg[j]->data, c->page};
+				pg[j]->reading = 1;
+			}
+		}
+		if (a) {
+			a->start = pg_start(c, pnos[i]);
+			a->len = a->left = (size_t)k * c->page;
+			a->r = (struct ffio_req){.op = FFIO_OP_READ, .off = a->start, .done = read_done};
+			c->below_reads++;
+			c->async_reads++;
+			if (areq_submit(c, a) < 0) {
+				for (int j = 0; j < k; j++)
+					pg[j]->reading = 0;
+				free(a);
+				a = NULL;
+			}
+		}
+		if (!a) { /* no request: give the pages back */
+			for (int j = 0; j < k; j++)
+				pg_free(c, pg[j]);
+			break;
+		}
+		i += k;
+		if (starved)
+			break;
+	}
+}
+
+static int pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi);
+
+/* Fetch just the records [ro, ro + n) ahead (sparse strided): requests
+ * submitted together, or one read each over a synchronous stack. */
+static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int window, off_t size)
+{
+	for (int k = 0; k < window; k++) {
+		off_t ro = next + (off_t)k * stride;
+		if (ro >= size)
+			break;
+		int64_t pno = ro / (off_t)c->page;
+		uint32_t lo = (uint32_t)(ro - pg_start(c, pno));
+		if (lo + n > c->page || pg_find(c, pno))
+			continue;
+		struct cpage *p;
+		if (pg_new(c, pno, &p) < 0)
+			break;
+		if (!c->async_below) { /* one read now, as the application would */
+			if (pg_load_range(c, p, lo, lo + (uint32_t)n) < 0) {
+				pg_free(c, p);
+				break;
+			}
+			p->ra = 1;
+			continue;
+		}
+		struct areq *a = areq_new(c, 1, 1);
+		if (!a) {
+			pg_free(c, p);
+			break;
+		}
+		a->pg[0] = p;
+		a->iov[0] = (struct iovec){p->data + lo, n};
+		a->sparse = 1;
+		a->lo = lo;
+		a->hi = lo + (uint32_t)n;
+		a->start = ro;
+		a->len = a->left = n;
+		a->r = (struct ffio_req){.op = FFIO_OP_READ, .off = ro, .done = read_done};
+		p->reading = 1;
+		c->below_reads++;
+		c->async_reads++;
+		if (areq_submit(c, a) < 0) {
+			p->reading = 0;
+			free(a);
+			pg_free(c, p);
+			break;
+		}
+	}
+}
+
 /* Follow the access pattern: remember it, and when it holds, make sure the
- * next AHEAD pages along it are cached (fetched in batches of about half
- * the window, adjacent pages in one request). */
+ * next AHEAD pages (or records, sparse) along it are cached or on their
+ * way: requests submitted together and committed in one batch, topped up
+ * when the one half-way ahead is missing. */
 static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 {
 	off_t step;
@@ -937,17 +1416,52 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 	int64_t probe = ra_page(c, next, step, window / 2);
 	if (pg_start(c, probe) >= size || pg_find(c, probe))
 		return;
-	int64_t pnos[MAX_IOV];
-	int m = 0;
-	for (int k = 0; k < window && m < MAX_IOV; k++) {
-		int64_t pno = ra_page(c, next, step, k);
-		if (pg_start(c, pno) >= size)
-			break;
-		if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
-			pnos[m++] = pno;
+	if (ra_sparse(c)) {
+		ra_records(c, next, c->ra_stride, n, window, size);
+	} else if (!c->async_below) {
+		int64_t pnos[MAX_IOV];
+		int m = 0;
+		for (int k = 0; k < window && m < MAX_IOV; k++) {
+			int64_t pno = ra_page(c, next, step, k);
+			if (pg_start(c, pno) >= size)
+				break;
+			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
+				pnos[m++] = pno;
+		}
+		if (m > 0 && load_missing(c, pnos, m, 1) < 0)
+			c->ra_valid = 0;
+		return;
+	} else {
+		int64_t pnos[MAX_IOV];
+		int m = 0;
+		for (int k = 0; k < window && m < MAX_IOV; k++) {
+			int64_t pno = ra_page(c, next, step, k);
+			if (pg_start(c, pno) >= size)
+				break;
+			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
+				pnos[m++] = pno;
+		}
+		ra_pages(c, pnos, m);
 	}
-	if (m > 0 && load_missing(c, pnos, m, 1) < 0)
+	if (ffio_below_commit(&c->base) < 0)
 		c->ra_valid = 0; /* read-ahead is a hint: forget the pattern */
+}
+
+/* Fetch just [lo, hi) of page p (no dirty bytes) from below, now. */
+static int pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	struct iovec iov = {p->data + lo, hi - lo};
+	size_t got = 0;
+	int err;
+
+	if (!c->can_read)
+		return -EBADF;
+	if ((err = pg_wait(c, p)) < 0 || (err = below_readv(c, &iov, 1, pg_start(c, p->pno) + lo, &got)) < 0)
+		return err;
+	memset(p->data + lo + got, 0, hi - lo - got);
+	p->vlo = lo;
+	p->vhi = hi;
+	return 0;
 }
 
 static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
@@ -985,7 +1499,7 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->b_read += n;
 	if (n >= c->page && aligned(c, buf, n, off)) {
 		int64_t first = off / (off_t)c->page, last = (off + (off_t)n - 1) / (off_t)c->page;
-		if ((err = flush_pages(c, first, last)) < 0)
+		if ((err = flush_pages(c, first, last)) < 0 || (err = wait_all(c)) < 0)
 			return err;
 		return read_around(c, buf, n, off);
 	}
@@ -995,16 +1509,37 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		uint32_t lo = (uint32_t)(o - pg_start(c, pno));
 		size_t len = c->page - lo < n - done ? c->page - lo : n - done;
 		struct cpage *p = pg_find(c, pno);
+		uint32_t hi = lo + (uint32_t)len;
 
-		if (p && !p->known && !ext_covers(p, lo, lo + (uint32_t)len)) {
+		if (p && p->reading && (err = pg_wait(c, p)) < 0) /* read-ahead on its way */
+			return done ? (ssize_t)done : err;
+		if (p && !p->known && !ext_covers(p, lo, hi) && !(lo >= p->vlo && hi <= p->vhi)) {
 			c->misses++;
-			if ((err = pg_load(c, p)) < 0)
+			if (!p->next_ext && ra_sparse(c))
+				err = pg_load_range(c, p, lo, hi);
+			else
+				err = pg_load(c, p);
+			if (err < 0)
 				return done ? (ssize_t)done : err;
 		} else if (p) {
 			c->hits++;
 			if (p->ra) {
 				p->ra = 0;
 				c->ra_used++;
+			}
+		} else if (ra_sparse(c)) {
+			/* absent, strided records: fetch just this one */
+			c->misses++;
+			if ((err = pg_new(c, pno, &p)) == 0 && (err = pg_load_range(c, p, lo, hi)) < 0)
+				pg_free(c, p);
+			if (err < 0 && err != -EAGAIN)
+				return done ? (ssize_t)done : err;
+			if (err < 0) {
+				ssize_t r = read_around(c, dst + done, len, o);
+				if (r < 0)
+					return done ? (ssize_t)done : r;
+				done += len;
+				continue;
 			}
 		} else {
 			/* absent: fetch it with the absent pages after it, in one request */
@@ -1064,7 +1599,7 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 	struct cache *c = CACHE(l);
 	int err;
 
-	if ((err = ffio_below_truncate(l, len)) < 0)
+	if ((err = wait_all(c)) < 0 || (err = ffio_below_truncate(l, len)) < 0)
 		return err;
 	struct cpage *p = c->lru.next, *next;
 	for (; p != &c->lru; p = next) {
@@ -1079,6 +1614,10 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 				continue;
 			}
 			memset(p->data + cut, 0, c->page - cut);
+			if (p->vhi > cut)
+				p->vhi = cut;
+			if (p->vlo >= p->vhi)
+				p->vlo = p->vhi = 0;
 		}
 	}
 	/* recount the dirty pages: cutting may have emptied some */
@@ -1124,6 +1663,9 @@ static void recompute_cached_end(struct cache *c)
 static int cache_invalidate(struct ffio_layer *l)
 {
 	struct cache *c = CACHE(l);
+	int err = wait_all(c);
+	if (err < 0)
+		return err;
 	drop_clean(c);
 	c->size_known = 0;
 	c->ra_valid = 0;
@@ -1135,6 +1677,9 @@ static int cache_invalidate(struct ffio_layer *l)
 static int cache_discard(struct ffio_layer *l)
 {
 	struct cache *c = CACHE(l);
+	int err = wait_all(c);
+	if (err < 0)
+		return err;
 	while (c->lru.next != &c->lru)
 		pg_free(c, c->lru.next);
 	c->cached_end = 0;
@@ -1226,6 +1771,11 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	c->hmask = hsize - 1;
 	if (ffio_below_size(l, &c->disk_size) == 0)
 		c->size_known = 1;
+	/* Expect asynchronous completion over uring (learned at each submit:
+	 * a uring without a ring completes at once, as sys). */
+	for (struct ffio_layer *b = l->below; b; b = b->below)
+		if (!b->below && b->ops == &ffio_layer_uring && !ffio_layer_uring.unavailable)
+			c->async_below = 1;
 	return 0;
 }
 
@@ -1240,10 +1790,12 @@ static void report(struct cache *c)
 		     "  reads %" PRIu64 " (%" PRIu64 " bytes), writes %" PRIu64 " (%" PRIu64 " bytes)\n"
 		     "  page hits %" PRIu64 ", misses %" PRIu64 ", read-ahead used %" PRIu64 ", wasted %" PRIu64 "\n"
 		     "  below: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64 " bytes); %" PRIu64 " requests went around the cache\n"
+		     "  asynchronous: %" PRIu64 " writes, %" PRIu64 " reads\n"
 		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps\n",
 		     label, c->base.file->path, c->n_read, c->b_read, c->n_write, c->b_write, c->hits,
 		     c->misses, c->ra_used, c->ra_wasted, c->below_reads, c->below_rbytes, c->below_writes,
-		     c->below_wbytes, c->bypass, c->ev_clean, c->ev_complete, c->ev_gaps);
+		     c->below_wbytes, c->bypass, c->async_writes, c->async_reads, c->ev_clean,
+		     c->ev_complete, c->ev_gaps);
 	if (n > 0)
 		ffio_log_raw(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }
@@ -1271,6 +1823,10 @@ static int cache_close(struct ffio_layer *l)
 
 	if (c->flags & FFIO_CACHE_DIAG)
 		report(c);
+	if (c->nreq > 0) { /* cannot free buffers in flight: keep them */
+		ffio_log("%s: cache: %ld requests never completed", c->base.file->path, c->nreq);
+		return ffio_below_close(l);
+	}
 	release(c);
 	int e2 = ffio_below_close(l);
 	return err < 0 ? err : e2;
@@ -1299,11 +1855,19 @@ static void cache_atfork_child(struct ffio_layer *l)
 	if (c->pool != &c->own_pool)
 		pthread_mutex_init(&c->pool->lock, NULL);
 	pthread_mutex_init(&c->own_pool.lock, NULL);
+	/* the parent's requests in flight are not ours (the layer below
+	 * dropped them without completing them) */
+	while (c->reqs) {
+		struct areq *a = c->reqs;
+		areq_unlink(c, a);
+		free(a);
+	}
 	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
-		if (p->next_ext)
+		if (p->next_ext || p->reading)
 			p->known = 0;
 		pg_set_clean(c, p);
-		p->pin = 0;
+		p->pin = p->reading = 0;
+		p->inflight = 0;
 	}
 	drop_clean(c);
 	recompute_cached_end(c);

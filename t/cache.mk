@@ -5,3 +5,6 @@ t_cache_model_LDADD = libffio.la
 check_PROGRAMS += t/cache_focus
 TESTS += t/cache_focus
 t_cache_focus_LDADD = libffio.la
+check_PROGRAMS += t/cache_async
+TESTS += t/cache_async
+t_cache_async_LDADD = libffio.la
