@@ -695,7 +695,7 @@ static void pool_shrink(struct cache *c)
 	}
 	if (starved && c->npages <= share) {
 		pthread_mutex_lock(&pool->lock);
-		pool->starved = 0;
+		__atomic_store_n(&pool->starved, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&pool->lock);
 	}
 }
@@ -713,7 +713,7 @@ static int pg_new(struct cache *c, int64_t pno, struct cpage **out)
 	if (take)
 		pool->used++;
 	else if (c->npages == 0 || (c->npages < share && pool->nfiles > 1))
-		pool->starved = 1;
+		__atomic_store_n(&pool->starved, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&pool->lock);
 
 	if (!take) {
@@ -1182,7 +1182,7 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 
 	c->n_write++;
 	c->b_write += n;
-	if (c->pool->starved)
+	if (__atomic_load_n(&c->pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
 		pool_shrink(c);
 	/* Large aligned writes go straight below, unless the layer below
 	 * writes behind asynchronously: then they are copied and submitted. */
@@ -1487,7 +1487,7 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	int err;
 
 	c->n_read++;
-	if (c->pool->starved)
+	if (__atomic_load_n(&c->pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
 		pool_shrink(c);
 	size = logical_size(c, &err);
 	if (err < 0)
