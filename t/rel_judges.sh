@@ -65,10 +65,14 @@ mkdir "$d/x" && pre "$C" tar -C "$d/x" -xf "$d/a.tar"
 ok $? "tar x through the cache"
 diff -r "$d/src" "$d/x/src" >/dev/null; ok $? "extracted tree byte-identical"
 pre "$C" cp "$d/src/f8.bin" "$d/copy.bin"; cmp -s "$d/src/f8.bin" "$d/copy.bin"; ok $? "cp of 3000000 bytes byte-identical"
-pre "$C" dd if="$d/src/f8.bin" of="$d/d.img" bs=1000 status=none
-cmp -s "$d/src/f8.bin" "$d/d.img"; ok $? "dd bs=1000 byte-identical"
-dd if="$d/src/f7.bin" of="$d/raw.img" bs=777 seek=3 conv=notrunc status=none 2>/dev/null
-cp "$d/d.img" "$d/raw2.img" && dd if="$d/src/f7.bin" of="$d/raw2.img" bs=777 seek=3 conv=notrunc status=none
-pre "$C" dd if="$d/src/f7.bin" of="$d/d.img" bs=777 seek=3 conv=notrunc status=none
-cmp -s "$d/raw2.img" "$d/d.img"; ok $? "dd seek=3 conv=notrunc over an existing file: byte-identical to raw"
+if [ -n "$san" ]; then
+	skip "dd under a sanitizer build: dd's own aligned_alloc(4096, 1000) is rejected by ASan"
+else
+	pre "$C" dd if="$d/src/f8.bin" of="$d/d.img" bs=1000 status=none
+	cmp -s "$d/src/f8.bin" "$d/d.img"; ok $? "dd bs=1000 byte-identical"
+	dd if="$d/src/f7.bin" of="$d/raw.img" bs=777 seek=3 conv=notrunc status=none 2>/dev/null
+	cp "$d/d.img" "$d/raw2.img" && dd if="$d/src/f7.bin" of="$d/raw2.img" bs=777 seek=3 conv=notrunc status=none
+	pre "$C" dd if="$d/src/f7.bin" of="$d/d.img" bs=777 seek=3 conv=notrunc status=none
+	cmp -s "$d/raw2.img" "$d/d.img"; ok $? "dd seek=3 conv=notrunc over an existing file: byte-identical to raw"
+fi
 done_testing

@@ -18,5 +18,14 @@ done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
 TOOL=$top_builddir/t/rel_tool
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/ffio-rel.XXXXXX") || exit 1
 [ -n "$FFIO_KEEP_TEST_FILES" ] || trap 'rm -rf "$scratch"' EXIT
+# A library built with --enable-sanitizers needs its sanitizer runtime
+# first in the preload list; leak reports of the judged programs are not ours.
+PRELOAD=$FFIO_LIB
+san=$(ldd "$FFIO_LIB" 2>/dev/null | awk '/libasan|libubsan/ { printf "%s ", $3 }')
+if [ -n "$san" ]; then
+	PRELOAD="$san$FFIO_LIB"
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+	export ASAN_OPTIONS
+fi
 # pre SPEC CMD...: CMD preloaded with FF_IO_OPTS=SPEC
-pre() { spec=$1; shift; FF_IO_OPTS=$spec LD_PRELOAD=$FFIO_LIB "$@"; }
+pre() { spec=$1; shift; FF_IO_OPTS=$spec LD_PRELOAD=$PRELOAD "$@"; }
