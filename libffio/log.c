@@ -29,23 +29,28 @@ static int env_rank(void)
 	return -1;
 }
 
-/* Expand %r and %p of a FF_IO_LOGFILE value into buf. */
-static void expand_path(const char *in, char *buf, size_t len)
+/* Expand %r and %p of a FF_IO_LOGFILE value into buf; -ENAMETOOLONG when
+ * it does not fit (a cut path would name another file). */
+static int expand_path(const char *in, char *buf, size_t len)
 {
 	size_t o = 0;
-	for (; *in && o + 1 < len; in++) {
+
+	for (; *in; in++) {
 		if (in[0] == '%' && (in[1] == 'r' || in[1] == 'p')) {
 			long v = in[1] == 'r' ? env_rank() : (long)getpid();
 			int n = snprintf(buf + o, len - o, "%ld", v < 0 ? 0 : v);
 			if (n < 0 || (size_t)n >= len - o)
-				break;
+				return -ENAMETOOLONG;
 			o += (size_t)n;
 			in++;
 		} else {
+			if (o + 1 >= len)
+				return -ENAMETOOLONG;
 			buf[o++] = *in;
 		}
 	}
 	buf[o] = '\0';
+	return 0;
 }
 
 /* Open the log named by FF_IO_LOGFILE.  A file is created fresh (O_EXCL
@@ -65,8 +70,12 @@ static int open_log(void)
 		append = 1;
 		v++;
 	}
-	expand_path(v, path, sizeof path);
 	ffio_real_init();
+	if (expand_path(v, path, sizeof path) < 0) {
+		static const char msg[] = "ffio: FF_IO_LOGFILE names a path too long; logging to stderr\n";
+		(void)!ffio_real.write(2, msg, sizeof msg - 1);
+		return 2;
+	}
 	if (append) {
 		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 	} else {
