@@ -16,7 +16,7 @@ ok() { # condition-status description
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
 }
-echo "1..8"
+echo "1..9"
 
 bash $harness --progs 2 >"$dir/out" 2>"$dir/err"
 rc=$?
@@ -30,6 +30,8 @@ test "$runs" = 20; ok $? "the runs CSV has one row per run (got $runs, expected 
 grep -q '^  POSIX direct .* 1\.00x' "$dir/out"; ok $? "the local table gives POSIX direct the ratio 1.00"
 grep -q '^  MPI-IO via ffio ' "$dir/out"; ok $? "the table has the MPI-IO via ffio row"
 grep -q 'simulated parallel file system' "$dir/out"; ok $? "a table for the simulated file system"
+grep -q "^  ffio's overhead (stack 'sys', the same program, medians): POSIX [-+][0-9.]*%, MPI-IO [-+][0-9.]*%" "$dir/out"
+ok $? "the local table states ffio's overhead for POSIX and MPI-IO"
 
 bash $harness --progs 1 --no-sim --extra-args --corrupt >"$dir/out" 2>"$dir/err"
 rc=$?
