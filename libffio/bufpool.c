@@ -39,12 +39,14 @@ static int pool_ncached;
 
 static size_t page_size(void)
 {
-	static size_t ps;
-	if (!ps) {
-		long v = sysconf(_SC_PAGESIZE);
-		ps = v > 0 ? (size_t)v : 4096;
+	static size_t ps; /* the same value whichever thread stores it first */
+	size_t v = __atomic_load_n(&ps, __ATOMIC_RELAXED);
+	if (!v) {
+		long s = sysconf(_SC_PAGESIZE);
+		v = s > 0 ? (size_t)s : 4096;
+		__atomic_store_n(&ps, v, __ATOMIC_RELAXED);
 	}
-	return ps;
+	return v;
 }
 
 static size_t round_up(size_t n, size_t a)

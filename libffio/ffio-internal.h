@@ -403,7 +403,7 @@ extern struct ffio_real ffio_real;
  * a wrapper): the caller must then make the system call itself. */
 int ffio_real_resolve(void);
 enum { FFIO_REAL_NONE, FFIO_REAL_RESOLVING, FFIO_REAL_READY };
-extern _Atomic int ffio_real_state;
+extern int ffio_real_state; /* accessed with __atomic builtins */
 static inline int ffio_real_ready(void)
 {
 	return __builtin_expect(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY, 1) ||

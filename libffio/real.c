@@ -11,7 +11,7 @@
 #include "ffio-internal.h"
 
 struct ffio_real ffio_real;
-_Atomic int ffio_real_state;
+int ffio_real_state;
 _Thread_local int ffio_in_lib;
 static _Thread_local int resolving; /* this thread is inside the resolution */
 
@@ -37,7 +37,7 @@ int ffio_real_resolve(void)
 {
 	int expect = FFIO_REAL_NONE;
 
-	if (ffio_real_state == FFIO_REAL_READY)
+	if (__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY)
 		return 1;
 	if (resolving)
 		return 0;

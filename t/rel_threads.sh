@@ -46,13 +46,13 @@ else
 	done_testing
 fi
 # Races already reported to their owners (the first frame of each access):
-# a lazily set static in bufpool.c's page_size(); the shared pool's state
+# the shared pool's state
 # read without the pool lock (cache_pwrite, pool_shrink; set in pg_new);
 # liburing's inline ring accessors (liburing.h): liburing maps and unmaps
 # its rings with raw system calls TSan does not see, so a ring placed where
 # a closed file's ring was looks shared (probably not a real race; the
 # uring layer keeps one ring per file, used under the file's lock).
-known='page_size .*libffio/bufpool\.c|(cache_pwrite|pg_new|pool_shrink) .*layers/cache\.c| .*/liburing\.h$'
+known='(cache_pwrite|pg_new|pool_shrink) .*layers/cache\.c| .*/liburing\.h$'
 for spec in '*.dat(cache:4k:8:1)' '*.dat(cache:64k:2:0, uring:4)' '*.dat(event.notrace, cache.shared:2k:16:1)'; do
 	rm -rf "$scratch/w"; mkdir "$scratch/w"
 	FF_IO_LOGFILE=/dev/null FF_IO_OPTS="$spec" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
