@@ -131,8 +131,11 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 	ssize_t r;
 
 	(*opcount)++;
+	int seek_back = 0;
 	if (m->append && m->size > MAXSIZE - 80000)
 		op = 80; /* the appended file has grown enough: truncate it */
+	else if (m->pos > MAXSIZE - 80000)
+		op = 77, seek_back = 1; /* writes at the position walked far: seek back */
 	if (trace)
 		fprintf(stderr, "step %d: file %d fd %d op %u\n", *opcount, (int)(m - files), fd, op);
 	if (!ff)
@@ -190,7 +193,7 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 			return FAIL("read %zu at %lld: data differs", n, (long long)off);
 		m->pos += (off_t)want;
 	} else if (op < 78) { /* lseek */
-		int how = (int)rnd(3);
+		int how = seek_back ? SEEK_SET : (int)rnd(3);
 		off_t arg = how == SEEK_SET ? (off_t)rnd(OFFRANGE) : (off_t)rnd(2000) - 1000;
 		off_t base = how == SEEK_SET ? 0 : how == SEEK_CUR ? m->pos : (off_t)m->size;
 		off_t want = base + arg < 0 ? -1 : base + arg;
