@@ -47,3 +47,4 @@ bench-full: all
 		--srcdir '$(abs_top_srcdir)' --out '$(abs_top_builddir)/bench/results' $(BENCH_FLAGS)
 	test -z '$(BENCH_NETCDF_FULL)' || $(MAKE) $(AM_MAKEFLAGS) $(BENCH_NETCDF_FULL)
 .PHONY: bench bench-full
+EXTRA_DIST += bench/results/README.md
