@@ -30,7 +30,7 @@ test "$runs" = 20; ok $? "the runs CSV has one row per run (got $runs, expected 
 grep -q '^  POSIX direct .* 1\.00x' "$dir/out"; ok $? "the local table gives POSIX direct the ratio 1.00"
 grep -q '^  MPI-IO via ffio ' "$dir/out"; ok $? "the table has the MPI-IO via ffio row"
 grep -q 'simulated parallel file system' "$dir/out"; ok $? "a table for the simulated file system"
-grep -q "^  ffio's overhead (stack 'sys', the same program, medians): POSIX [-+][0-9.]*%, MPI-IO [-+][0-9.]*%" "$dir/out"
+grep -q "^  ffio's overhead (stack 'sys', the same program): POSIX [-+][0-9.]*% (medians) [-+][0-9.]*% (minima), MPI-IO [-+][0-9.]*% (medians) [-+][0-9.]*% (minima)" "$dir/out"
 ok $? "the local table states ffio's overhead for POSIX and MPI-IO"
 
 bash $harness --progs 1 --no-sim --extra-args --corrupt >"$dir/out" 2>"$dir/err"
