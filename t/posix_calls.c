@@ -94,13 +94,23 @@ static void check_binding(void)
 		BIND(open64), BIND(pread64), BIND(pwrite64), BIND(lseek64), BIND(fstat64),
 		BIND(stat64), BIND(fcntl64), BIND(ftruncate64), BIND(mmap64),
 	};
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* A sanitizer's runtime interposes these names ahead of every library. */
+	const int sanitized = 1;
+#else
+	const int sanitized = 0;
+#endif
 	int bad = 0;
 	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
 		if (!in_libffio(calls[i].fn)) {
-			tap_diag("%s does not bind to libffio", calls[i].name);
+			if (!sanitized)
+				tap_diag("%s does not bind to libffio", calls[i].name);
 			bad++;
 		}
-	tap_is(bad, 0, "all %zu referenced names bind to libffio", sizeof calls / sizeof calls[0]);
+	if (sanitized)
+		tap_skip("names bind to the sanitizer runtime first in a sanitizer build");
+	else
+		tap_is(bad, 0, "all %zu referenced names bind to libffio", sizeof calls / sizeof calls[0]);
 }
 
 /* ---- the calls --------------------------------------------------------- */
