@@ -37,10 +37,11 @@ check() {
 	fi
 	# no file left behind
 	n=$((n + 1))
-	if [ -z "$(ls "$dir" | grep '\.dat$')" ]; then
+	left=$(find "$dir" -name '*.dat')
+	if [ -z "$left" ]; then
 		echo "ok $n - $desc: files removed"
 	else
-		echo "not ok $n - $desc: files left: $(ls "$dir")"
+		echo "not ok $n - $desc: files left: $left"
 		failed=$((failed + 1))
 	fi
 }
