@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,63 @@ static void count(struct uring *u, int op, size_t bytes)
 
 /* ---- the ring ------------------------------------------------------------ */
 
+/* Rings of closed files, kept for the next file that needs one: setting
+ * a ring up costs about 100 us (mmap of its queues), more than opening,
+ * writing and closing a small file.  A ring is kept only when nothing is
+ * in flight on it; a forked child drops the parent's (they are not its). */
+#define IDLE_RINGS 4
+struct idle_ring {
+	struct io_uring ring;
+	unsigned depth, flags;
+};
+static struct idle_ring idle[IDLE_RINGS];
+static int nidle;
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void idle_drop_in_child(void)
+{
+	for (int i = 0; i < nidle; i++)
+		io_uring_queue_exit(&idle[i].ring); /* our copy of the mappings and fd */
+	nidle = 0;
+	pthread_mutex_init(&idle_lock, NULL);
+}
+
+static void idle_init(void)
+{
+	pthread_atfork(NULL, NULL, idle_drop_in_child);
+}
+
+/* Take an idle ring made for the same depth and flags (1), or none (0). */
+static int idle_take(struct uring *u)
+{
+	int found = 0;
+	pthread_mutex_lock(&idle_lock);
+	for (int i = nidle - 1; i >= 0 && !found; i--) {
+		if (idle[i].depth == u->depth && idle[i].flags == (u->flags & URING_SQPOLL)) {
+			u->ring = idle[i].ring;
+			idle[i] = idle[--nidle];
+			found = 1;
+		}
+	}
+	pthread_mutex_unlock(&idle_lock);
+	return found;
+}
+
+/* Keep a drained ring for later (1), or let the caller free it (0). */
+static int idle_put(struct uring *u)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	int kept = 0;
+	pthread_once(&once, idle_init);
+	pthread_mutex_lock(&idle_lock);
+	if (nidle < IDLE_RINGS) {
+		idle[nidle++] = (struct idle_ring){u->ring, u->depth, u->flags & URING_SQPOLL};
+		kept = 1;
+	}
+	pthread_mutex_unlock(&idle_lock);
+	return kept;
+}
+
 /* Set the ring up on first use.  Returns 1 when the ring is ready, 0 when
  * the layer runs as sys (io_uring unavailable here). */
 static int ring_ready(struct uring *u)
@@ -107,6 +165,8 @@ static int ring_ready(struct uring *u)
 	int err = -ENOSYS;
 	if (off && *off && strcmp(off, "0") != 0) {
 		err = -EPERM;
+	} else if (idle_take(u)) {
+		err = 0;
 	} else {
 		struct io_uring_params p;
 		memset(&p, 0, sizeof p);
@@ -741,7 +801,8 @@ static int uring_close(struct ffio_layer *l)
 		if (e == 0)
 			e = ring_wait_all(u);
 		err = e;
-		io_uring_queue_exit(&u->ring);
+		if (e < 0 || u->inflight || !idle_put(u))
+			io_uring_queue_exit(&u->ring);
 		u->ring_state = RING_NONE;
 	}
 	free(u->slots);
