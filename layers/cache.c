@@ -111,6 +111,7 @@ struct cache {
 
 	/* asynchronous requests below */
 	int async_below;             /* the layer below completes requests later */
+	int waiting;                 /* in flush_all: the caller waits for the writes */
 	long nreq;                   /* requests in flight */
 	long busy_pages;             /* page references of requests in flight */
 	struct areq *reqs;           /* requests in flight (for fork) */
@@ -938,7 +939,10 @@ static int emit(struct cache *c, struct run *r, struct cpage **set)
 	if (r->cnt == 0)
 		return 0;
 	c->below_writes++;
-	if (c->async_below && r->len >= SYNC_RUN) {
+	/* Asynchronous only where it pays: a caller that will wait for the
+	 * write (flush, fsync, close) gains nothing from a buffered write
+	 * handed to the kernel's workers; O_DIRECT runs gain queue depth. */
+	if (c->async_below && r->len >= SYNC_RUN && (!c->waiting || c->direct)) {
 		int npg = (int)(r->last - r->first + 1);
 		struct areq *a = areq_new(c, npg, r->cnt);
 		if (a) {
@@ -1103,7 +1107,9 @@ static int flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno)
  * requests that completed are recorded for the file). */
 static int flush_all(struct cache *c)
 {
+	c->waiting = 1;
 	int err = flush_pages(c, 0, INT64_MAX);
+	c->waiting = 0;
 	int e2 = wait_all(c);
 	return err < 0 ? err : e2;
 }
