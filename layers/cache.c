@@ -1192,7 +1192,7 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 		pool_shrink(c);
 	/* Large aligned writes go straight below, unless the layer below
 	 * writes behind asynchronously: then they are copied and submitted. */
-	if ((c->flags & FFIO_CACHE_WT) ||
+	if ((c->flags & FFIO_CACHE_WT) || (c->base.file->hints & FFIO_FILE_WRITETHROUGH) ||
 	    (n >= c->page && aligned(c, buf, n, off) && (!c->async_below || c->direct)))
 		return write_around(c, buf, n, off);
 	if ((err = disk_size(c, &size)) < 0)

@@ -223,10 +223,13 @@ struct ffio_file {
 	unsigned hints;           /* FFIO_FILE_* from callers that know more */
 };
 
-/* ffio_file.hints (set by the netCDF glue after netCDF opened the file):
- * FFIO_FILE_SIEVE: one writer (netCDF opened it for writing without
- * NC_SHARE): a cache may fill gaps as with .sieve. */
+/* ffio_file.hints, set by glue that knows more than the spec (with
+ * f->lock held): FFIO_FILE_SIEVE: one writer (netCDF opened it for writing
+ * without NC_SHARE): a cache may fill gaps as with .sieve.
+ * FFIO_FILE_WRITETHROUGH: MPI atomic mode: a cache writes through, as
+ * with .wt. */
 #define FFIO_FILE_SIEVE 0x1u
+#define FFIO_FILE_WRITETHROUGH 0x2u
 
 /* Open a stack for entry e.  On success *out has refs == 1 and is attached
  * to its descriptor (out->fd) in the fd table. */
@@ -314,10 +317,8 @@ int ffio_hint_set_rank_spec(const char *text, const char *source, char *err, siz
 /* The entry a hint gives path, or NULL: the open wrapper consults it
  * before ffio_spec_match(ffio_global_spec, path). */
 struct ffio_entry *ffio_hint_match(const char *path);
-/* Write-through mode (MPI atomic mode): when ffio_hint_writethrough(f),
- * the write paths flush f after every write. */
-int ffio_hint_set_writethrough(struct ffio_file *f, int on);
-int ffio_hint_writethrough(const struct ffio_file *f);
+/* Set or clear hint bits of f (FFIO_FILE_*), under its lock. */
+void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on);
 
 /* ---- the fd table ------------------------------------------------------ */
 

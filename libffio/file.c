@@ -717,6 +717,20 @@ int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max)
 	return LOCKED(f, do_stats(f, st, max));
 }
 
+static int do_set_hint(struct ffio_file *f, unsigned bit, int on)
+{
+	if (on)
+		f->hints |= bit;
+	else
+		f->hints &= ~bit;
+	return 0;
+}
+
+void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on)
+{
+	(void)LOCKED(f, do_set_hint(f, bit, on));
+}
+
 struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino)
 {
 	struct ffio_file *f;

@@ -1,10 +1,9 @@
 /* hint.c -- per-file and per-rank choices made by callers that know more
  * than FF_IO_OPTS: the MPI glue (libffio_mpi.so) tells the core "the next
  * open of this path uses this stack" (the MPI_Info hint ffio_opts), gives
- * a rank its own extra spec (FF_IO_OPTS_RANK<n>), and marks files
- * write-through (MPI atomic mode).  The open wrapper consults
- * ffio_hint_match() before ffio_spec_match(); the write paths consult
- * ffio_hint_writethrough().
+ * a rank its own extra spec (FF_IO_OPTS_RANK<n>).  The open wrapper
+ * consults ffio_hint_match() before ffio_spec_match().  (Write-through mode
+ * for MPI atomic mode is a bit of the file itself: FFIO_FILE_WRITETHROUGH.)
  */
 #include "config.h"
 
@@ -30,17 +29,6 @@ static pthread_mutex_t hint_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hint *hints;
 static atomic_int hints_active;             /* fast path: 0 = nothing to match */
 static struct ffio_spec *rank_spec;         /* FF_IO_OPTS_RANK<n>, or NULL */
-
-/* Files in write-through mode, identified by pointer and inode (a freed
- * and reused ffio_file never inherits the mode). */
-#define WT_MAX 64
-struct wt_file {
-	const struct ffio_file *f;
-	dev_t dev;
-	ino_t ino;
-};
-static struct wt_file wt_files[WT_MAX];
-static atomic_int wt_count;
 
 int ffio_hint_push(const char *path, const char *stack, char *err, size_t errlen)
 {
@@ -129,54 +117,4 @@ struct ffio_entry *ffio_hint_match(const char *path)
 		e = ffio_spec_match(rank_spec, path);
 	pthread_mutex_unlock(&hint_lock);
 	return e;
-}
-
-static int wt_free_slot(void)
-{
-	for (int i = 0; i < WT_MAX; i++)
-		if (!wt_files[i].f)
-			return i;
-	return -1;
-}
-
-static int wt_find(const struct ffio_file *f)
-{
-	for (int i = 0; i < WT_MAX; i++)
-		if (wt_files[i].f == f && wt_files[i].dev == f->dev && wt_files[i].ino == f->ino)
-			return i;
-	return -1;
-}
-
-int ffio_hint_set_writethrough(struct ffio_file *f, int on)
-{
-	int ret = 0;
-
-	pthread_mutex_lock(&hint_lock);
-	int i = wt_find(f);
-	if (on && i < 0) {
-		i = wt_free_slot();
-		if (i < 0) {
-			ret = -ENOSPC;
-		} else {
-			wt_files[i] = (struct wt_file){ .f = f, .dev = f->dev, .ino = f->ino };
-			atomic_fetch_add(&wt_count, 1);
-		}
-	} else if (!on && i >= 0) {
-		wt_files[i] = (struct wt_file){ 0 };
-		atomic_fetch_sub(&wt_count, 1);
-	}
-	pthread_mutex_unlock(&hint_lock);
-	return ret;
-}
-
-int ffio_hint_writethrough(const struct ffio_file *f)
-{
-	int on;
-
-	if (atomic_load_explicit(&wt_count, memory_order_relaxed) == 0)
-		return 0;
-	pthread_mutex_lock(&hint_lock);
-	on = wt_find(f) >= 0;
-	pthread_mutex_unlock(&hint_lock);
-	return on;
 }

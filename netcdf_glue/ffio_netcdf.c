@@ -131,9 +131,7 @@ static void remember(int ncid, const char *path, int mode, int created)
 	}
 	f = file_of_path(path, &n->dev, &n->ino);
 	if (f && n->writable && !(mode & NC_SHARE)) {
-		pthread_mutex_lock(&f->lock);
-		f->hints |= FFIO_FILE_SIEVE;
-		pthread_mutex_unlock(&f->lock);
+		ffio_file_set_hint(f, FFIO_FILE_SIEVE, 1);
 	}
 	pthread_mutex_lock(&ncfiles_lock);
 	n->next = ncfiles;

@@ -2,3 +2,6 @@
 check_PROGRAMS += t/core_file
 TESTS += t/core_file
 t_core_file_LDADD = libffio.la
+check_PROGRAMS += t/core_hints
+TESTS += t/core_hints
+t_core_hints_LDADD = libffio.la
