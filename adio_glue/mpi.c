@@ -249,7 +249,7 @@ int MPI_File_close(MPI_File *fh)
 	if (f) {
 		ret = ffio_file_flush(f);
 		keep_stats(m, f);
-		ffio_hint_set_writethrough(f, 0);
+		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 0);
 	}
 	if (m)
 		mfile_remove(m);
@@ -284,32 +284,47 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 	if (m)
 		m->atomic = flag != 0;
 	if (f && ret == 0)
-		ret = ffio_hint_set_writethrough(f, flag != 0);
+		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, flag != 0);
 	if (ret < 0)
 		return io_error(-ret);
 	return rc;
 }
 
-/* ROMIO changes the size on one rank only (ftruncate on the first
- * aggregator); every other rank must drop what it knew of the size. */
-static int after_resize(MPI_File fh, int rc)
+/* ROMIO changes the size on one rank only (ftruncate, or preallocate's
+ * writes of zeros on the first process, then a barrier); every other rank
+ * must drop what it knew of the size.  While ROMIO works, the file is
+ * write-through on every rank, so that the one rank's writes reach the file
+ * before ROMIO's barrier and the others see them after it. */
+static int resize(MPI_File fh, MPI_Offset size, int (*call)(MPI_File, MPI_Offset))
 {
-	struct ffio_file *f = ffio_of(mfile_of(fh));
+	struct mfile *m = mfile_of(fh);
+	struct ffio_file *f = ffio_of(m);
+	int ret = 0;
 
-	if (rc != MPI_SUCCESS || !f)
+	if (f) {
+		ret = ffio_file_flush(f);
+		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 1);
+	}
+	int rc = call(fh, size);
+	if (!f)
 		return rc;
-	int ret = ffio_file_invalidate(f);
+	ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, m->atomic);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	int e = ffio_file_invalidate(f);
+	if (ret == 0)
+		ret = e;
 	return ret < 0 ? io_error(-ret) : rc;
 }
 
 int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-	return after_resize(fh, PMPI_File_set_size(fh, size));
+	return resize(fh, size, PMPI_File_set_size);
 }
 
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-	return after_resize(fh, PMPI_File_preallocate(fh, size));
+	return resize(fh, size, PMPI_File_preallocate);
 }
 
 /* ---- atomic mode: write-through and fresh reads ------------------------------ */
