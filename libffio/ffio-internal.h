@@ -414,7 +414,9 @@ static inline int ffio_real_ready(void)
 void ffio_real_init(void);
 
 /* Reentrancy: while set, interposed calls go straight to the system. */
-extern _Thread_local int ffio_in_lib;
+/* initial-exec: one load from the thread pointer on every wrapped call
+ * (libffio is preloaded or linked, so its TLS is in the static block). */
+extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
 
 /* ---- process-wide state ------------------------------------------------ */
 

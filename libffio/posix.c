@@ -74,6 +74,18 @@ void __chk_fail(void) __attribute__((noreturn));
 		return -1;           \
 	} while (0)
 
+/* The hot calls: an unmanaged descriptor takes the real call at once, with
+ * no stack frame; everything else (not resolved yet, managed, inside ffio)
+ * is the out-of-line body NAME_slow. */
+#define FAST(name, fd, ...)                                                    \
+	do {                                                                   \
+		if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) ==  \
+			   FFIO_REAL_READY && ffio_real.name && !ffio_fd_get(fd)))       \
+			return ffio_real.name(__VA_ARGS__);                    \
+		return name##_slow(__VA_ARGS__);                               \
+	} while (0)
+#define SLOW __attribute__((noinline, cold))
+
 /* ---- helpers ----------------------------------------------------------- */
 
 /* The file behind fd when ffio manages it and we are not inside ffio. */
@@ -201,7 +213,7 @@ int __openat_2(int dirfd, const char *path, int flags)
 	return open_impl(dirfd, path, flags, 0);
 }
 
-int close(int fd)
+static SLOW int close_slow(int fd)
 {
 	NEED(close, return (int)result(syscall(SYS_close, fd)));
 	struct ffio_file *f = managed(fd);
@@ -210,9 +222,14 @@ int close(int fd)
 	return (int)result(IN_LIB(ffio_fd_close(fd)));
 }
 
+int close(int fd)
+{
+	FAST(close, fd, fd);
+}
+
 /* ---- read and write ---------------------------------------------------- */
 
-static inline ssize_t read_impl(int fd, void *buf, size_t n)
+static SLOW ssize_t read_slow(int fd, void *buf, size_t n)
 {
 	NEED(read, return result(syscall(SYS_read, fd, buf, n)));
 	struct ffio_file *f = managed(fd);
@@ -224,17 +241,17 @@ static inline ssize_t read_impl(int fd, void *buf, size_t n)
 
 ssize_t read(int fd, void *buf, size_t n)
 {
-	return read_impl(fd, buf, n);
+	FAST(read, fd, fd, buf, n);
 }
 
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	if (n > buflen)
 		__chk_fail();
-	return read_impl(fd, buf, n);
+	FAST(read, fd, fd, buf, n);
 }
 
-ssize_t write(int fd, const void *buf, size_t n)
+static SLOW ssize_t write_slow(int fd, const void *buf, size_t n)
 {
 	NEED(write, return result(syscall(SYS_write, fd, buf, n)));
 	struct ffio_file *f = managed(fd);
@@ -244,7 +261,12 @@ ssize_t write(int fd, const void *buf, size_t n)
 	return result(IN_LIB(ffio_file_writev(f, &iov, 1)));
 }
 
-static inline ssize_t pread_impl(int fd, void *buf, size_t n, off_t off)
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	FAST(write, fd, fd, buf, n);
+}
+
+static SLOW ssize_t pread_slow(int fd, void *buf, size_t n, off_t off)
 {
 	NEED(pread, return result(syscall(SYS_pread64, fd, buf, n, off)));
 	struct ffio_file *f = managed(fd);
@@ -257,17 +279,17 @@ static inline ssize_t pread_impl(int fd, void *buf, size_t n, off_t off)
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	return pread_impl(fd, buf, n, off);
+	FAST(pread, fd, fd, buf, n, off);
 }
 
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
 	if (n > buflen)
 		__chk_fail();
-	return pread_impl(fd, buf, n, off);
+	FAST(pread, fd, fd, buf, n, off);
 }
 
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+static SLOW ssize_t pwrite_slow(int fd, const void *buf, size_t n, off_t off)
 {
 	NEED(pwrite, return result(syscall(SYS_pwrite64, fd, buf, n, off)));
 	struct ffio_file *f = managed(fd);
@@ -278,7 +300,12 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	return result(IN_LIB(ffio_file_pwrite(f, buf, n, off)));
 }
 
-ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	FAST(pwrite, fd, fd, buf, n, off);
+}
+
+static SLOW ssize_t readv_slow(int fd, const struct iovec *iov, int iovcnt)
 {
 	NEED(readv, NOSYS);
 	struct ffio_file *f = managed(fd);
@@ -289,7 +316,12 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 	return result(IN_LIB(ffio_file_readv(f, iov, iovcnt)));
 }
 
-ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	FAST(readv, fd, fd, iov, iovcnt);
+}
+
+static SLOW ssize_t writev_slow(int fd, const struct iovec *iov, int iovcnt)
 {
 	NEED(writev, NOSYS);
 	struct ffio_file *f = managed(fd);
@@ -298,6 +330,11 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
 	return result(IN_LIB(ffio_file_writev(f, iov, iovcnt)));
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	FAST(writev, fd, fd, iov, iovcnt);
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
@@ -394,13 +431,18 @@ static off_t seek_managed(struct ffio_file *f, int fd, off_t off, int whence)
 	return ffio_file_seek(f, k, SEEK_SET);
 }
 
-off_t lseek(int fd, off_t off, int whence)
+static SLOW off_t lseek_slow(int fd, off_t off, int whence)
 {
 	NEED(lseek, return (off_t)result(syscall(SYS_lseek, fd, off, whence)));
 	struct ffio_file *f = managed(fd);
 	if (likely(f == NULL))
 		return ffio_real.lseek(fd, off, whence);
 	return (off_t)result(IN_LIB(seek_managed(f, fd, off, whence)));
+}
+
+off_t lseek(int fd, off_t off, int whence)
+{
+	FAST(lseek, fd, fd, off, whence);
 }
 
 int fsync(int fd)
