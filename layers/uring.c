@@ -54,6 +54,9 @@ const struct ffio_layer_ops ffio_layer_uring = {
 #define URING_SPLIT_MIN   (512u * 1024)
 #define URING_SPLIT_CHUNK (128u * 1024)
 
+/* Buffered writes at least this large go to a kernel worker (IOSQE_ASYNC). */
+#define ASYNC_WRITE_MIN (256u << 10)
+
 /* One request in flight: the submitter's request and our progress on it. */
 struct uring_slot {
 	struct ffio_req *r;      /* NULL when the slot is free */
@@ -288,6 +291,11 @@ static int slot_prepare(struct uring *u, struct uring_slot *s)
 				io_uring_prep_write(sqe, fd, iov[0].iov_base, iov[0].iov_len, off);
 			else
 				io_uring_prep_writev(sqe, fd, iov, cnt, off);
+			/* A large buffered write would otherwise be copied into the
+			 * page cache inside io_uring_enter, in the application's
+			 * time: hand it to a kernel worker so that it overlaps. */
+			if (!(u->flags & URING_DIRECT) && s->want - s->done >= ASYNC_WRITE_MIN)
+				io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
 		}
 	}
 	io_uring_sqe_set_data(sqe, s);
