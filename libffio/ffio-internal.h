@@ -217,8 +217,9 @@ struct ffio_file {
 	int error;                /* deferred error (-errno) not yet reported, or 0 */
 	struct ffio_entry *entry;
 	char *path;
-	dev_t dev;
+	dev_t dev;                /* of the file, once inode_known (files_lock) */
 	ino_t ino;
+	int inode_known;
 	struct ffio_file *next, *prev; /* list of open files (ffio_files_lock) */
 	unsigned hints;           /* FFIO_FILE_* from callers that know more */
 };

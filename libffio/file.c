@@ -327,7 +327,6 @@ int ffio_file_open(struct ffio_entry *e, int dirfd, const char *path, int flags,
 		   struct ffio_file **out)
 {
 	struct ffio_file *f = calloc(1, sizeof *f);
-	struct stat st;
 	int err;
 
 	if (!f)
@@ -349,10 +348,6 @@ int ffio_file_open(struct ffio_entry *e, int dirfd, const char *path, int flags,
 				: ffio_below_open(&(struct ffio_layer){.below = f->top}, dirfd, path, flags, mode);
 	if (err == 0 && f->fd < 0)
 		err = -EBADF; /* a stack without a bottom that opens the file */
-	if (err == 0 && ffio_real.fstat(f->fd, &st) == 0) {
-		f->dev = st.st_dev;
-		f->ino = st.st_ino;
-	}
 	if (err == 0 && (err = ffio_fd_attach(f->fd, f)) < 0) {
 		struct ffio_layer *x = FIND(f->top, close);
 		if (x)
@@ -738,9 +733,20 @@ struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino)
 	if (!files)
 		return NULL;
 	pthread_mutex_lock(&files_lock);
-	for (f = files; f; f = f->next)
+	for (f = files; f; f = f->next) {
+		/* Learnt on the first search, not at open: most programs never
+		 * stat a path they have open, and open stays one system call. */
+		if (!f->inode_known) {
+			struct stat st;
+			if (ffio_real.fstat(f->fd, &st) < 0)
+				continue;
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->inode_known = 1;
+		}
 		if (f->dev == dev && f->ino == ino)
 			break;
+	}
 	pthread_mutex_unlock(&files_lock);
 	return f;
 }
