@@ -650,72 +650,41 @@ static int use_split(struct uring *u, size_t n)
 	return (u->flags & URING_DIRECT) && n >= URING_SPLIT_MIN && ring_ready(u);
 }
 
-static ssize_t uring_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
+/* A synchronous transfer: wait for requests in flight that overlap it
+ * (they were submitted first), then large O_DIRECT transfers run at queue
+ * depth and everything else is one plain call, the fastest path here. */
+static ssize_t sync_transfer(struct ffio_layer *l, int write, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct uring *u = U(l);
-	if (u->inflight) {
-		int err = ring_wait_overlap(u, off, n, 0);
-		if (err < 0)
-			return err;
-	}
-	if (use_split(u, n))
-		return split_transfer(u, FFIO_OP_READ, buf, n, off);
-	ssize_t got = ffio_real.pread(l->file->fd, buf, n, off);
-	if (got < 0)
-		return -errno;
-	count(u, FFIO_STAT_READ, (size_t)got);
-	return got;
-}
+	size_t n = ffio_iov_len(iov, iovcnt);
+	int fd = l->file->fd;
+	ssize_t r;
 
-static ssize_t uring_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
-{
-	struct uring *u = U(l);
 	if (u->inflight) {
-		int err = ring_wait_overlap(u, off, n, 1);
+		int err = ring_wait_overlap(u, off, n, write);
 		if (err < 0)
 			return err;
 	}
-	if (use_split(u, n))
-		return split_transfer(u, FFIO_OP_WRITE, (void *)buf, n, off);
-	ssize_t put = ffio_real.pwrite(l->file->fd, buf, n, off);
-	if (put < 0)
+	if (iovcnt == 1 && use_split(u, n))
+		return split_transfer(u, write ? FFIO_OP_WRITE : FFIO_OP_READ, iov[0].iov_base, n, off);
+	if (iovcnt == 1)
+		r = write ? ffio_real.pwrite(fd, iov[0].iov_base, n, off) : ffio_real.pread(fd, iov[0].iov_base, n, off);
+	else
+		r = write ? ffio_real.pwritev(fd, iov, iovcnt, off) : ffio_real.preadv(fd, iov, iovcnt, off);
+	if (r < 0)
 		return -errno;
-	count(u, FFIO_STAT_WRITE, (size_t)put);
-	return put;
+	count(u, write ? FFIO_STAT_WRITE : FFIO_STAT_READ, (size_t)r);
+	return r;
 }
 
 static ssize_t uring_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
-	struct uring *u = U(l);
-	if (iovcnt == 1)
-		return uring_pread(l, iov[0].iov_base, iov[0].iov_len, off);
-	if (u->inflight) {
-		int err = ring_wait_overlap(u, off, ffio_iov_len(iov, iovcnt), 0);
-		if (err < 0)
-			return err;
-	}
-	ssize_t got = ffio_real.preadv(l->file->fd, iov, iovcnt, off);
-	if (got < 0)
-		return -errno;
-	count(u, FFIO_STAT_READ, (size_t)got);
-	return got;
+	return sync_transfer(l, 0, iov, iovcnt, off);
 }
 
 static ssize_t uring_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
-	struct uring *u = U(l);
-	if (iovcnt == 1)
-		return uring_pwrite(l, iov[0].iov_base, iov[0].iov_len, off);
-	if (u->inflight) {
-		int err = ring_wait_overlap(u, off, ffio_iov_len(iov, iovcnt), 1);
-		if (err < 0)
-			return err;
-	}
-	ssize_t put = ffio_real.pwritev(l->file->fd, iov, iovcnt, off);
-	if (put < 0)
-		return -errno;
-	count(u, FFIO_STAT_WRITE, (size_t)put);
-	return put;
+	return sync_transfer(l, 1, iov, iovcnt, off);
 }
 
 /* Push: everything prepared goes to the kernel, and every write in flight
@@ -856,8 +825,6 @@ const struct ffio_layer_ops ffio_layer_uring = {
 	.instance_size = sizeof(struct uring),
 	.open = uring_open,
 	.close = uring_close,
-	.pread = uring_pread,
-	.pwrite = uring_pwrite,
 	.preadv = uring_preadv,
 	.pwritev = uring_pwritev,
 	.flush = uring_flush,
