@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "ffio-internal.h"
 
 #define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
@@ -41,6 +42,13 @@
  * through io_uring are punted to kernel workers and cost more than a
  * pwrite (bench/uring_strided -w). */
 #define SYNC_RUN 4096
+/* Page buffers of a cache that has grown past HUGE_AFTER bytes are carved
+ * from HUGE_CHUNK-aligned chunks backed by transparent huge pages: a big
+ * file's first touch of its cache then costs one fault per 2 MiB instead
+ * of one per 4 KiB (bench/netcdf_tilerec.sh). */
+#define HUGE_CHUNK ((size_t)2 << 20)
+#define HUGE_AFTER ((size_t)4 << 20)
+#define HUGE_MIN_PAGE ((size_t)256 << 10)
 
 struct cext {
 	uint32_t lo, hi;
@@ -60,6 +68,7 @@ struct cpage {
 	unsigned reading : 1;             /* a read into it is in flight */
 	unsigned holes : 1;               /* a sieve hull spans bytes not written */
 	unsigned evicted : 1;             /* written behind to make room (counted) */
+	unsigned chunked : 1;             /* data is carved from a huge chunk */
 	uint16_t inflight;                /* requests below using data */
 	uint32_t vlo, vhi;                /* clean valid bytes of an unknown page */
 };
@@ -90,6 +99,12 @@ struct cache {
 	long npages, ndirty;
 	struct cpage *last;          /* the page touched last */
 	char *scratch;               /* one page, for merging reads into dirty pages */
+
+	/* page buffers carved from huge chunks (not .shared) */
+	struct chunk *chunks;        /* every chunk, freed at release */
+	char *carve;                 /* the rest of the newest chunk */
+	size_t carve_left;
+	void *free_bufs;             /* freed carved buffers, linked through their first bytes */
 
 	off_t disk_size;             /* the file's size below, as last known */
 	int size_known;
@@ -131,6 +146,11 @@ struct areq {
 	size_t len;                  /* bytes of the whole request */
 	struct iovec *iov;           /* cnt, after pg */
 	struct cpage *pg[];          /* npg */
+};
+
+struct chunk {
+	struct chunk *next;
+	char *mem;
 };
 
 #define CACHE(l) ((struct cache *)(l))
@@ -314,6 +334,79 @@ static void pg_set_clean(struct cache *c, struct cpage *p)
 	p->holes = 0;
 }
 
+/* ---- page buffers ----------------------------------------------------- */
+
+/* May c's page buffers come from huge chunks?  Large pages of a cache of
+ * its own that already holds HUGE_AFTER bytes: a small file never pays for
+ * a huge page it would not fill. */
+static int huge_ok(const struct cache *c)
+{
+	return c->page >= HUGE_MIN_PAGE && HUGE_CHUNK % c->page == 0 && c->pool == &c->own_pool &&
+	       (size_t)c->npages * c->page >= HUGE_AFTER;
+}
+
+/* A buffer for p->data: a freed carved one first, then a carved one, else
+ * one of the buffer pool.  *fresh: its bytes are zeros. */
+static char *buf_get(struct cache *c, struct cpage *p, int *fresh)
+{
+	*fresh = 0;
+	p->chunked = 0;
+	if (c->free_bufs) {
+		char *b = c->free_bufs;
+		memcpy(&c->free_bufs, b, sizeof(void *));
+		p->chunked = 1;
+		return b;
+	}
+	if (c->carve_left < c->page && huge_ok(c)) {
+		struct chunk *k = malloc(sizeof *k);
+		char *mem = k ? ffio_buf_alloc(HUGE_CHUNK, HUGE_CHUNK) : NULL;
+		if (mem) {
+			(void)madvise(mem, HUGE_CHUNK, MADV_HUGEPAGE); /* a hint: 4 KiB pages otherwise */
+			k->mem = mem;
+			k->next = c->chunks;
+			c->chunks = k;
+			c->carve = mem;
+			c->carve_left = HUGE_CHUNK;
+		} else {
+			free(k);
+		}
+	}
+	if (c->carve_left >= c->page) {
+		char *b = c->carve;
+		c->carve += c->page;
+		c->carve_left -= c->page;
+		p->chunked = 1;
+		*fresh = 1; /* never touched: the kernel gives zeros */
+		return b;
+	}
+	return ffio_buf_alloc(c->page, BLOCK);
+}
+
+/* Give p's buffer back (carved ones stay with the cache until release). */
+static void buf_put(struct cache *c, struct cpage *p)
+{
+	if (p->chunked) {
+		memcpy(p->data, &c->free_bufs, sizeof(void *));
+		c->free_bufs = p->data;
+	} else {
+		ffio_buf_free(p->data, c->page);
+	}
+	p->data = NULL;
+}
+
+static void chunks_release(struct cache *c)
+{
+	while (c->chunks) {
+		struct chunk *k = c->chunks;
+		c->chunks = k->next;
+		ffio_buf_free(k->mem, HUGE_CHUNK);
+		free(k);
+	}
+	c->carve = NULL;
+	c->carve_left = 0;
+	c->free_bufs = NULL;
+}
+
 /* Unlink p and give its memory back to the pool. */
 static void pg_free(struct cache *c, struct cpage *p)
 {
@@ -322,7 +415,7 @@ static void pg_free(struct cache *c, struct cpage *p)
 	pg_set_clean(c, p);
 	hash_remove(c, p);
 	lru_unlink(p);
-	ffio_buf_free(p->data, c->page);
+	buf_put(c, p);
 	free(p->ext);
 	free(p);
 	c->npages--;
@@ -703,11 +796,12 @@ static void pool_shrink(struct cache *c)
 
 /* A new page for pno (not present), linked most recent.  -EAGAIN: no page
  * can be had now (the caller goes around the cache). */
-static int pg_new(struct cache *c, int64_t pno, struct cpage **out)
+static int pg_new_fresh(struct cache *c, int64_t pno, struct cpage **out, int *fresh)
 {
 	struct cpool *pool = c->pool;
 	int take;
 
+	*fresh = 0;
 	pthread_mutex_lock(&pool->lock);
 	long share = pool->limit / (pool->nfiles ? pool->nfiles : 1);
 	take = pool->used < pool->limit;
@@ -727,7 +821,7 @@ static int pg_new(struct cache *c, int64_t pno, struct cpage **out)
 	}
 	struct cpage *p = calloc(1, sizeof *p);
 	if (p)
-		p->data = ffio_buf_alloc(c->page, BLOCK);
+		p->data = buf_get(c, p, fresh);
 	if (!p || !p->data) {
 		free(p);
 		pthread_mutex_lock(&pool->lock);
@@ -743,6 +837,12 @@ static int pg_new(struct cache *c, int64_t pno, struct cpage **out)
 	c->npages++;
 	*out = p;
 	return 0;
+}
+
+static int pg_new(struct cache *c, int64_t pno, struct cpage **out)
+{
+	int fresh;
+	return pg_new_fresh(c, pno, out, &fresh);
 }
 
 /* ---- I/O below ---------------------------------------------------------- */
@@ -1205,7 +1305,8 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 		struct cpage *p = pg_find(c, pno);
 
 		if (!p) {
-			err = pg_new(c, pno, &p);
+			int fresh;
+			err = pg_new_fresh(c, pno, &p, &fresh);
 			if (err == -EAGAIN && !c->direct) {
 				ssize_t r = write_around(c, src + done, n - done, o);
 				if (r < 0)
@@ -1215,7 +1316,8 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 			if (err < 0)
 				return done ? (ssize_t)done : err;
 			if (pg_start(c, pno) >= c->disk_size) { /* past the end: zeros */
-				memset(p->data, 0, c->page);
+				if (!fresh)
+					memset(p->data, 0, c->page);
 				p->known = 1;
 			}
 		} else {
@@ -1813,6 +1915,7 @@ static void release(struct cache *c)
 	if (c->scratch)
 		ffio_buf_free(c->scratch, c->page);
 	c->scratch = NULL;
+	chunks_release(c);
 	free(c->hash);
 	c->hash = NULL;
 	if (c->pool != &c->own_pool) {
