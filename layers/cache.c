@@ -130,6 +130,11 @@ struct cache {
 	long nreq;                   /* requests in flight */
 	long busy_pages;             /* page references of requests in flight */
 	struct areq *reqs;           /* requests in flight (for fork) */
+
+	/* large writes over an asynchronous stack: copy and write behind, or
+	 * write around now (see behind_pays) */
+	uint64_t big_return_ns;      /* when the last large write returned, or 0 */
+	uint64_t around_ns_per_mib;  /* what writing around cost, smoothed */
 };
 
 /* A request of the cache in flight below: a write-behind run or a read. */
@@ -1273,28 +1278,76 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 	return (ssize_t)n;
 }
 
+/* Over an asynchronous stack, does copying a large write and writing it
+ * behind pay?  Only when the application has been away (computing) since
+ * its last large write for at least half of what writing this one now
+ * would cost: then the write overlaps the next stretch of work.  Writes
+ * that come back to back gain nothing from the copy; they go around. */
+static int behind_pays(const struct cache *c, size_t n, uint64_t now)
+{
+	uint64_t cost = (uint64_t)(n >> 10) * c->around_ns_per_mib >> 10;
+	return c->big_return_ns && now - c->big_return_ns >= cost / 2;
+}
+
+/* write_around, timed: the cost that behind_pays weighs. */
+static ssize_t write_around_timed(struct cache *c, const void *buf, size_t n, off_t off, uint64_t t0)
+{
+	ssize_t r = write_around(c, buf, n, off);
+	uint64_t t = ffio_now_ns() - t0, mib = n >> 20 ? n >> 20 : 1;
+	if (r > 0)
+		c->around_ns_per_mib = (3 * c->around_ns_per_mib + t / mib) / 4;
+	return r;
+}
+
 static int aligned(const struct cache *c, const void *buf, size_t n, off_t off)
 {
 	return !c->direct || (((uintptr_t)buf | n | (size_t)off) & (BLOCK - 1)) == 0;
 }
 
+static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off);
+
 static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
-	const char *src = buf;
-	size_t done = 0;
-	off_t size;
-	int err, filled = 0;
+	int err;
 
 	c->n_write++;
 	c->b_write += n;
 	if (__atomic_load_n(&c->pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
 		pool_shrink(c);
-	/* Large aligned writes go straight below, unless the layer below
-	 * writes behind asynchronously: then they are copied and submitted. */
-	if ((c->flags & FFIO_CACHE_WT) || (c->base.file->hints & FFIO_FILE_WRITETHROUGH) ||
-	    (n >= c->page && aligned(c, buf, n, off) && (!c->async_below || c->direct)))
+	/* Take in the write-behinds that completed meanwhile (no waiting):
+	 * their pages are free for this write and the next runs. */
+	if (c->nreq > 0 && (err = ffio_below_reap(&c->base, 0)) < 0)
+		ffio_file_set_error(c->base.file, err);
+	if ((c->flags & FFIO_CACHE_WT) || (c->base.file->hints & FFIO_FILE_WRITETHROUGH))
 		return write_around(c, buf, n, off);
+	/* Large aligned writes go straight below, unless the layer below
+	 * writes behind asynchronously and the application leaves it time
+	 * to (behind_pays): then they are copied and submitted. */
+	if (n >= c->page && aligned(c, buf, n, off)) {
+		if (!c->async_below || c->direct)
+			return write_around(c, buf, n, off);
+		uint64_t now = ffio_now_ns();
+		if (!behind_pays(c, n, now)) {
+			ssize_t r = write_around_timed(c, buf, n, off, now);
+			c->big_return_ns = ffio_now_ns();
+			return r;
+		}
+		ssize_t r = cache_write_in(c, buf, n, off);
+		c->big_return_ns = ffio_now_ns();
+		return r;
+	}
+	return cache_write_in(c, buf, n, off);
+}
+
+/* Copy n bytes at off into the cache (write-behind). */
+static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	const char *src = buf;
+	size_t done = 0;
+	off_t size;
+	int err, filled = 0;
+
 	if ((err = disk_size(c, &size)) < 0)
 		return err;
 	while (done < n) {
@@ -1879,6 +1932,7 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	c->hmask = hsize - 1;
 	if (ffio_below_size(l, &c->disk_size) == 0)
 		c->size_known = 1;
+	c->around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */
 	/* Expect asynchronous completion over uring (learned at each submit:
 	 * a uring without a ring completes at once, as sys). */
 	for (struct ffio_layer *b = l->below; b; b = b->below)
