@@ -8,3 +8,6 @@ t_cache_focus_LDADD = libffio.la
 check_PROGRAMS += t/cache_async
 TESTS += t/cache_async
 t_cache_async_LDADD = libffio.la
+check_PROGRAMS += t/cache_huge
+TESTS += t/cache_huge
+t_cache_huge_LDADD = libffio.la

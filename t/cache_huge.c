@@ -1,0 +1,106 @@
+/* t/cache_huge.c -- page buffers of a cache that grew past 4 MiB come from
+ * huge-page chunks, are given back when pages are dropped (fsync) and
+ * reused: the data read back and the file's bytes stay exact through
+ * growth, drop and reuse, and over an asynchronous bottom (uring) through
+ * large writes that are written around or behind. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ffio.h"
+#include "tap.h"
+
+#define FILE_SIZE ((size_t)7 << 20)
+
+static char dir[] = "/tmp/ffio-cache-huge-XXXXXX";
+static char path[300];
+static unsigned char *model, *got;
+
+/* Small writes of pseudo-random sizes over the whole file, pattern seed. */
+static int write_pattern(int fd, unsigned seed)
+{
+	size_t at = 0;
+	srand(seed);
+	while (at < FILE_SIZE) {
+		size_t n = 1 + (size_t)rand() % 9000;
+		if (n > FILE_SIZE - at)
+			n = FILE_SIZE - at;
+		for (size_t i = 0; i < n; i++)
+			model[at + i] = (unsigned char)(rand() >> 3);
+		if (ffpwrite(fd, model + at, n, (off_t)at) != (ssize_t)n)
+			return -1;
+		at += n + (rand() % 4 == 0 ? (size_t)rand() % 5000 : 0); /* gaps keep old bytes */
+	}
+	model[FILE_SIZE - 1] = (unsigned char)seed; /* the file ends where the model does */
+	return ffpwrite(fd, model + FILE_SIZE - 1, 1, (off_t)FILE_SIZE - 1) == 1 ? 0 : -1;
+}
+
+static int read_all(int fd)
+{
+	memset(got, 0, FILE_SIZE);
+	for (size_t at = 0; at < FILE_SIZE; at += 6000) {
+		size_t n = FILE_SIZE - at < 6000 ? FILE_SIZE - at : 6000;
+		if (ffpread(fd, got + at, n, (off_t)at) != (ssize_t)n)
+			return -1;
+	}
+	return 0;
+}
+
+static int disk_equal(void)
+{
+	FILE *fp = fopen(path, "rb");
+	size_t n = 0;
+	if (fp) {
+		n = fread(got, 1, FILE_SIZE, fp);
+		fclose(fp);
+	}
+	return n == FILE_SIZE && memcmp(got, model, FILE_SIZE) == 0;
+}
+
+static void run(const char *spec)
+{
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, spec);
+	tap_ok(fd >= 0, "%s: open", spec);
+	if (fd < 0)
+		return;
+	memset(model, 0, FILE_SIZE);
+	tap_ok(write_pattern(fd, 1) == 0, "%s: 7 MiB of small writes", spec);
+	tap_ok(read_all(fd) == 0 && memcmp(got, model, FILE_SIZE) == 0, "%s: read back from the cache", spec);
+	tap_ok(fffsync(fd) == 0, "%s: fsync (clean pages dropped)", spec);
+	tap_ok(disk_equal(), "%s: file bytes exact after fsync", spec);
+	tap_ok(write_pattern(fd, 2) == 0, "%s: second pattern into reused buffers", spec);
+	/* large aligned writes: around or behind, both exact */
+	for (int k = 0; k < 3; k++) {
+		size_t big = (size_t)1 << 20;
+		off_t off = (off_t)(k + 2) << 20;
+		memset(model + off, 'A' + k, big);
+		if (ffpwrite(fd, model + off, big, off) != (ssize_t)big)
+			tap_diag("large write %d failed: %s", k, strerror(errno));
+	}
+	tap_ok(read_all(fd) == 0 && memcmp(got, model, FILE_SIZE) == 0, "%s: read back after reuse", spec);
+	tap_ok(ffclose(fd) == 0, "%s: close", spec);
+	tap_ok(disk_equal(), "%s: file bytes exact after close", spec);
+}
+
+int main(void)
+{
+	const char *specs[] = {"cache:256k:32:0", "cache.sieve:1m:8:2", "cache:512k:24:0, uring:8"};
+	int nspecs = (int)(sizeof specs / sizeof specs[0]);
+
+	model = malloc(FILE_SIZE);
+	got = malloc(FILE_SIZE);
+	if (!model || !got || !mkdtemp(dir))
+		tap_skip_all("no memory or no temporary directory");
+	snprintf(path, sizeof path, "%s/f", dir);
+	tap_plan(9 * nspecs);
+	for (int i = 0; i < nspecs; i++)
+		run(specs[i]);
+	unlink(path);
+	rmdir(dir);
+	free(model);
+	free(got);
+	return tap_done();
+}
