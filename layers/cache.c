@@ -104,6 +104,7 @@ struct cache {
 	struct chunk *chunks;        /* every chunk, freed at release */
 	char *carve;                 /* the rest of the newest chunk */
 	size_t carve_left;
+	int carve_fresh;             /* the newest chunk was never used: zeros */
 	void *free_bufs;             /* freed carved buffers, linked through their first bytes */
 
 	off_t disk_size;             /* the file's size below, as last known */
@@ -352,6 +353,25 @@ static int huge_ok(const struct cache *c)
 
 /* A buffer for p->data: a freed carved one first, then a carved one, else
  * one of the buffer pool.  *fresh: its bytes are zeros. */
+/* Chunks of closed caches, kept for the next large cache of the process
+ * (a file reopened gets warm buffers, not fresh faults), up to SPARE_MAX. */
+#define SPARE_MAX 32
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct chunk *spare;
+static int nspare;
+
+static struct chunk *spare_take(void)
+{
+	pthread_mutex_lock(&spare_lock);
+	struct chunk *k = spare;
+	if (k) {
+		spare = k->next;
+		nspare--;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	return k;
+}
+
 static char *buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
 	*fresh = 0;
@@ -363,17 +383,19 @@ static char *buf_get(struct cache *c, struct cpage *p, int *fresh)
 		return b;
 	}
 	if (c->carve_left < c->page && huge_ok(c)) {
-		struct chunk *k = malloc(sizeof *k);
-		char *mem = k ? ffio_buf_alloc(HUGE_CHUNK, HUGE_CHUNK) : NULL;
-		if (mem) {
-			(void)madvise(mem, HUGE_CHUNK, MADV_HUGEPAGE); /* a hint: 4 KiB pages otherwise */
-			k->mem = mem;
+		struct chunk *k = spare_take();
+		c->carve_fresh = k == NULL;
+		if (!k && (k = malloc(sizeof *k)) && !(k->mem = ffio_buf_alloc(HUGE_CHUNK, HUGE_CHUNK))) {
+			free(k);
+			k = NULL;
+		}
+		if (k) {
+			if (c->carve_fresh) /* a hint: 4 KiB pages otherwise */
+				(void)madvise(k->mem, HUGE_CHUNK, MADV_HUGEPAGE);
 			k->next = c->chunks;
 			c->chunks = k;
-			c->carve = mem;
+			c->carve = k->mem;
 			c->carve_left = HUGE_CHUNK;
-		} else {
-			free(k);
 		}
 	}
 	if (c->carve_left >= c->page) {
@@ -381,7 +403,7 @@ static char *buf_get(struct cache *c, struct cpage *p, int *fresh)
 		c->carve += c->page;
 		c->carve_left -= c->page;
 		p->chunked = 1;
-		*fresh = 1; /* never touched: the kernel gives zeros */
+		*fresh = c->carve_fresh; /* never touched: the kernel gives zeros */
 		return b;
 	}
 	return ffio_buf_alloc(c->page, BLOCK);
@@ -404,8 +426,18 @@ static void chunks_release(struct cache *c)
 	while (c->chunks) {
 		struct chunk *k = c->chunks;
 		c->chunks = k->next;
-		ffio_buf_free(k->mem, HUGE_CHUNK);
-		free(k);
+		pthread_mutex_lock(&spare_lock);
+		int keep = nspare < SPARE_MAX;
+		if (keep) {
+			k->next = spare;
+			spare = k;
+			nspare++;
+		}
+		pthread_mutex_unlock(&spare_lock);
+		if (!keep) {
+			ffio_buf_free(k->mem, HUGE_CHUNK);
+			free(k);
+		}
 	}
 	c->carve = NULL;
 	c->carve_left = 0;
@@ -2015,6 +2047,7 @@ static int cache_stats(struct ffio_layer *l, struct ffio_stats *st)
 static void cache_atfork_child(struct ffio_layer *l)
 {
 	struct cache *c = CACHE(l);
+	pthread_mutex_init(&spare_lock, NULL); /* single-threaded child */
 	if (c->pool != &c->own_pool)
 		pthread_mutex_init(&c->pool->lock, NULL);
 	pthread_mutex_init(&c->own_pool.lock, NULL);
