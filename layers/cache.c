@@ -360,9 +360,33 @@ static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *spare;
 static int nspare;
 
-static struct chunk *spare_take(void)
+/* The spare list is process-wide: hold its lock across fork, so that the
+ * child never inherits it taken by a thread that does not exist there. */
+static void spare_fork_lock(void)
 {
 	pthread_mutex_lock(&spare_lock);
+}
+
+static void spare_fork_unlock(void)
+{
+	pthread_mutex_unlock(&spare_lock);
+}
+
+static void spare_init(void)
+{
+	pthread_atfork(spare_fork_lock, spare_fork_unlock, spare_fork_unlock);
+}
+
+static void spare_lock_take(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, spare_init);
+	pthread_mutex_lock(&spare_lock);
+}
+
+static struct chunk *spare_take(void)
+{
+	spare_lock_take();
 	struct chunk *k = spare;
 	if (k) {
 		spare = k->next;
@@ -426,7 +450,7 @@ static void chunks_release(struct cache *c)
 	while (c->chunks) {
 		struct chunk *k = c->chunks;
 		c->chunks = k->next;
-		pthread_mutex_lock(&spare_lock);
+		spare_lock_take();
 		int keep = nspare < SPARE_MAX;
 		if (keep) {
 			k->next = spare;
@@ -2047,7 +2071,6 @@ static int cache_stats(struct ffio_layer *l, struct ffio_stats *st)
 static void cache_atfork_child(struct ffio_layer *l)
 {
 	struct cache *c = CACHE(l);
-	pthread_mutex_init(&spare_lock, NULL); /* single-threaded child */
 	if (c->pool != &c->own_pool)
 		pthread_mutex_init(&c->pool->lock, NULL);
 	pthread_mutex_init(&c->own_pool.lock, NULL);
