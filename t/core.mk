@@ -5,3 +5,6 @@ t_core_file_LDADD = libffio.la
 check_PROGRAMS += t/core_hints
 TESTS += t/core_hints
 t_core_hints_LDADD = libffio.la
+check_PROGRAMS += t/core_locks
+TESTS += t/core_locks
+t_core_locks_LDADD = libffio.la
