@@ -136,6 +136,7 @@ struct cache {
 	 * write around now (see behind_pays) */
 	uint64_t big_return_ns;      /* when the last large write returned, or 0 */
 	uint64_t around_ns_per_mib;  /* what writing around cost, smoothed */
+	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
 };
 
 /* A request of the cache in flight below: a write-behind run or a read. */
@@ -1361,6 +1362,7 @@ static int aligned(const struct cache *c, const void *buf, size_t n, off_t off)
 }
 
 static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off);
+static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off, uint64_t t0);
 
 static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
@@ -1389,11 +1391,80 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 			c->big_return_ns = ffio_now_ns();
 			return r;
 		}
-		ssize_t r = cache_write_in(c, buf, n, off);
+		ssize_t r = write_split(c, buf, n, off, now);
 		c->big_return_ns = ffio_now_ns();
 		return r;
 	}
 	return cache_write_in(c, buf, n, off);
+}
+
+/* The tail of a split write, below while the head is copied. */
+struct tail_req {
+	struct ffio_req r;
+	struct iovec iov;
+	int done;
+};
+
+static void tail_done(struct ffio_req *r)
+{
+	((struct tail_req *)r->data)->done = 1;
+}
+
+/* A large write going behind, split in two: its last whole pages go below
+ * at once from the caller's buffer (the layer below hands them to a kernel
+ * worker, on another core) while this thread copies the first pages into
+ * the cache; the call returns when both are done.  The split follows the
+ * measured costs, so that both halves take about as long.  Only where no
+ * page of the tail is cached (nothing there to keep in step), else the
+ * whole write is copied. */
+static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off, uint64_t t0)
+{
+	size_t pages = n / c->page, copy = c->copy_ns_per_mib, around = c->around_ns_per_mib;
+	size_t tail_pages = (size_t)(((uint64_t)pages * copy + (copy + around) / 2) / (copy + around));
+	if (off % (off_t)c->page != 0 || tail_pages == 0 || tail_pages >= pages)
+		tail_pages = 0;
+	size_t head = n - tail_pages * c->page;
+	int64_t first = (off + (off_t)head) / (off_t)c->page;
+	for (size_t i = 0; i < tail_pages; i++)
+		if (pg_find(c, first + (int64_t)i)) {
+			tail_pages = 0;
+			head = n;
+			break;
+		}
+	struct tail_req t = { .iov = { (char *)buf + head, n - head } };
+	int err = 0;
+	if (head < n) {
+		t.r = (struct ffio_req){ .op = FFIO_OP_WRITE, .iov = &t.iov, .iovcnt = 1,
+					 .off = off + (off_t)head, .done = tail_done, .data = &t };
+		c->below_writes++;
+		if (ffio_below_submit(&c->base, &t.r) < 0 || ffio_below_commit(&c->base) < 0)
+			head = n; /* refused (not in flight): copy it all */
+	}
+	ssize_t r = cache_write_in(c, buf, head, off);
+	if (r > 0) {
+		uint64_t t = ffio_now_ns() - t0, mib = (size_t)r >> 20 ? (size_t)r >> 20 : 1;
+		c->copy_ns_per_mib = (3 * c->copy_ns_per_mib + t / mib) / 4;
+	}
+	if (head == n)
+		return r;
+	while (!t.done && err == 0)
+		err = ffio_below_reap(&c->base, 1) < 0 ? -EIO : 0;
+	while (!t.done) /* the request still uses buf: it must end first */
+		ffio_below_reap(&c->base, 1);
+	ssize_t res = t.r.res;
+	if (res >= 0 && (size_t)res < n - head) { /* short: the rest now */
+		struct iovec rest = { (char *)buf + head + res, n - head - (size_t)res };
+		int e = ffio_below_pwritev_full(&c->base, &rest, 1, off + (off_t)head + res);
+		res = e < 0 ? e : (ssize_t)(n - head);
+	}
+	if (r < 0 || (size_t)r < head)
+		return r; /* the tail is below; the head's failure is what the caller sees */
+	if (res < 0)
+		return (ssize_t)head;
+	c->below_wbytes += n - head;
+	if (c->size_known && off + (off_t)n > c->disk_size)
+		c->disk_size = off + (off_t)n;
+	return (ssize_t)n;
 }
 
 /* Copy n bytes at off into the cache (write-behind). */
@@ -1989,6 +2060,7 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	if (ffio_below_size(l, &c->disk_size) == 0)
 		c->size_known = 1;
 	c->around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */
+	c->copy_ns_per_mib = 100000;   /* and 10 GiB/s for a copy */
 	/* Expect asynchronous completion over uring (learned at each submit:
 	 * a uring without a ring completes at once, as sys). */
 	for (struct ffio_layer *b = l->below; b; b = b->below)

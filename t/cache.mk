@@ -11,3 +11,6 @@ t_cache_async_LDADD = libffio.la
 check_PROGRAMS += t/cache_huge
 TESTS += t/cache_huge
 t_cache_huge_LDADD = libffio.la
+check_PROGRAMS += t/cache_split
+TESTS += t/cache_split
+t_cache_split_LDADD = libffio.la
