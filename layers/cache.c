@@ -1421,7 +1421,10 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 {
 	size_t pages = n / c->page, copy = c->copy_ns_per_mib, around = c->around_ns_per_mib;
 	size_t tail_pages = (size_t)(((uint64_t)pages * copy + (copy + around) / 2) / (copy + around));
-	if (off % (off_t)c->page != 0 || tail_pages == 0 || tail_pages >= pages)
+	/* Whole pages only: the tail then covers exactly tail_pages pages, and
+	 * none of them may be cached (a cached one could hold older dirty
+	 * bytes that a later flush would write over the tail's). */
+	if (off % (off_t)c->page != 0 || n % c->page != 0 || tail_pages == 0 || tail_pages >= pages)
 		tail_pages = 0;
 	size_t head = n - tail_pages * c->page;
 	int64_t first = (off + (off_t)head) / (off_t)c->page;
