@@ -321,7 +321,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nspecs; i++) {
 		time_t end = time(NULL) + soak;
 		int done = 0, err = 0;
-		uint64_t seed = 1;
+		uint64_t seed = getenv("FFIO_MODEL_FIRST_SEED") ? strtoull(getenv("FFIO_MODEL_FIRST_SEED"), NULL, 10) : 1;
 		while (err == 0 && (done < seeds || (soak > 0 && time(NULL) < end))) {
 			err = run(specs[i], seed, steps, dir);
 			done++;
