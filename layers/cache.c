@@ -1541,21 +1541,6 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 	return (ssize_t)n;
 }
 
-static ssize_t cache_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	ssize_t total = 0;
-
-	for (int i = 0; i < iovcnt; i++) {
-		ssize_t r = cache_pwrite(l, iov[i].iov_base, iov[i].iov_len, off + total);
-		if (r < 0)
-			return total ? total : r;
-		total += r;
-		if ((size_t)r < iov[i].iov_len)
-			break;
-	}
-	return total;
-}
-
 /* ---- reads -------------------------------------------------------------- */
 
 /* The k-th page ahead along the pattern from offset next. */
@@ -1859,21 +1844,6 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	}
 	read_ahead(c, off, n, size);
 	return (ssize_t)n;
-}
-
-static ssize_t cache_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	ssize_t total = 0;
-
-	for (int i = 0; i < iovcnt; i++) {
-		ssize_t r = cache_pread(l, iov[i].iov_base, iov[i].iov_len, off + total);
-		if (r < 0)
-			return total ? total : r;
-		total += r;
-		if ((size_t)r < iov[i].iov_len)
-			break;
-	}
-	return total;
 }
 
 /* ---- size, truncate, flush, fsync, invalidate --------------------------- */
@@ -2193,8 +2163,6 @@ const struct ffio_layer_ops ffio_layer_cache = {
 	.close = cache_close,
 	.pread = cache_pread,
 	.pwrite = cache_pwrite,
-	.preadv = cache_preadv,
-	.pwritev = cache_pwritev,
 	.flush = cache_flush,
 	.fsync = cache_fsync,
 	.truncate = cache_truncate,
