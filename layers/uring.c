@@ -303,17 +303,23 @@ static int slot_prepare(struct uring *u, struct uring_slot *s)
 	return 0;
 }
 
-static void slot_finish(struct uring *u, struct uring_slot *s, ssize_t res)
+/* Give slot s back (its request is no longer in flight). */
+static void slot_release(struct uring *u, struct uring_slot *s)
 {
-	struct ffio_req *r = s->r;
+	if (s->r->op != FFIO_OP_READ)
+		u->writes--;
 	free(s->tail);
 	s->tail = NULL;
 	s->r = NULL;
 	s->next_free = u->free;
 	u->free = s;
 	u->inflight--;
-	if (r->op != FFIO_OP_READ)
-		u->writes--;
+}
+
+static void slot_finish(struct uring *u, struct uring_slot *s, ssize_t res)
+{
+	struct ffio_req *r = s->r;
+	slot_release(u, s);
 	r->res = res;
 	r->done(r); /* last: it may submit again */
 }
@@ -547,14 +553,7 @@ static int uring_submit(struct ffio_layer *l, struct ffio_req *r)
 	err = slot_prepare(u, s);
 	if (err < 0) {
 		/* the slot was taken but nothing is in flight for it */
-		free(s->tail);
-		s->tail = NULL;
-		s->r = NULL;
-		s->next_free = u->free;
-		u->free = s;
-		u->inflight--;
-		if (r->op != FFIO_OP_READ)
-			u->writes--;
+		slot_release(u, s);
 		return err;
 	}
 	return 0;
