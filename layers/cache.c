@@ -1694,7 +1694,8 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 		return;
 	if (ra_sparse(c)) {
 		ra_records(c, next, c->ra_stride, n, window, size);
-	} else if (!c->async_below) {
+	} else {
+		/* the missing pages of the window along the pattern */
 		int64_t pnos[MAX_IOV];
 		int m = 0;
 		for (int k = 0; k < window && m < MAX_IOV; k++) {
@@ -1704,18 +1705,10 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
 				pnos[m++] = pno;
 		}
-		if (m > 0 && load_missing(c, pnos, m, 1) < 0)
-			c->ra_valid = 0;
-		return;
-	} else {
-		int64_t pnos[MAX_IOV];
-		int m = 0;
-		for (int k = 0; k < window && m < MAX_IOV; k++) {
-			int64_t pno = ra_page(c, next, step, k);
-			if (pg_start(c, pno) >= size)
-				break;
-			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
-				pnos[m++] = pno;
+		if (!c->async_below) { /* read them now, as the application would */
+			if (m > 0 && load_missing(c, pnos, m, 1) < 0)
+				c->ra_valid = 0;
+			return;
 		}
 		ra_pages(c, pnos, m);
 	}
