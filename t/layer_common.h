@@ -120,9 +120,9 @@ static inline long long lt_disk_size(const char *path)
 	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
 
-/* Submit one asynchronous request to fd's stack, as a layer above its
- * top would. */
-static inline int lt_submit(int fd, struct ffio_req *r)
+/* Submit one asynchronous request to fd's stack (r), or reap completions
+ * (r NULL), as a layer above its top would. */
+static inline int lt_async(int fd, struct ffio_req *r, unsigned min)
 {
 	struct ffio_file *f = ffio_fd_get(fd);
 	struct ffio_layer head = {0};
@@ -133,25 +133,19 @@ static inline int lt_submit(int fd, struct ffio_req *r)
 	head.below = f->top;
 	head.file = f;
 	pthread_mutex_lock(&f->lock);
-	rc = ffio_below_submit(&head, r);
+	rc = r ? ffio_below_submit(&head, r) : ffio_below_reap(&head, min);
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
 
+static inline int lt_submit(int fd, struct ffio_req *r)
+{
+	return lt_async(fd, r, 0);
+}
+
 static inline int lt_reap(int fd, unsigned min)
 {
-	struct ffio_file *f = ffio_fd_get(fd);
-	struct ffio_layer head = {0};
-	int rc;
-
-	if (!f)
-		return -EBADF;
-	head.below = f->top;
-	head.file = f;
-	pthread_mutex_lock(&f->lock);
-	rc = ffio_below_reap(&head, min);
-	pthread_mutex_unlock(&f->lock);
-	return rc;
+	return lt_async(fd, NULL, min);
 }
 
 #endif
