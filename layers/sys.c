@@ -66,11 +66,19 @@ static ssize_t sys_preadv(struct ffio_layer *l, const struct iovec *iov, int iov
 static ssize_t sys_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct sys *s = (struct sys *)l;
-	ssize_t r = iovcnt == 1 ? ffio_real.pwrite(l->file->fd, iov[0].iov_base, iov[0].iov_len, off)
+	ssize_t r;
+
+	if (l->spec->flags & SYS_DIRECT) { /* O_DIRECT: whole, never in the page cache */
+		r = iovcnt == 1 ? ffio_real.pwrite(l->file->fd, iov[0].iov_base, iov[0].iov_len, off)
 				: ffio_real.pwritev(l->file->fd, iov, iovcnt, off);
-	if (r < 0)
-		return -errno;
-	COUNT(s, FFIO_STAT_WRITE, r);
+		if (r < 0)
+			return -errno;
+		COUNT(s, FFIO_STAT_WRITE, r);
+		return r;
+	}
+	r = ffio_real_pwritev_pieces(l->file->fd, iov, iovcnt, off, &s->st.count[FFIO_STAT_WRITE]);
+	if (r > 0)
+		s->st.bytes[FFIO_STAT_WRITE] += (uint64_t)r;
 	return r;
 }
 

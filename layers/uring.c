@@ -666,6 +666,12 @@ static ssize_t sync_transfer(struct ffio_layer *l, int write, const struct iovec
 	}
 	if (iovcnt == 1 && use_split(u, n))
 		return split_transfer(u, write ? FFIO_OP_WRITE : FFIO_OP_READ, iov[0].iov_base, n, off);
+	if (write && !(u->flags & URING_DIRECT)) { /* buffered: in pieces, as sys */
+		r = ffio_real_pwritev_pieces(fd, iov, iovcnt, off, &u->st.count[FFIO_STAT_WRITE]);
+		if (r > 0)
+			u->st.bytes[FFIO_STAT_WRITE] += (uint64_t)r;
+		return r;
+	}
 	if (iovcnt == 1)
 		r = write ? ffio_real.pwrite(fd, iov[0].iov_base, n, off) : ffio_real.pread(fd, iov[0].iov_base, n, off);
 	else

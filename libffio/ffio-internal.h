@@ -457,4 +457,11 @@ static inline size_t ffio_iov_len(const struct iovec *iov, int iovcnt)
 }
 uint64_t ffio_now_ns(void); /* CLOCK_MONOTONIC */
 
+/* A buffered write to the kernel, in calls of at most FFIO_WRITE_PIECE
+ * bytes (real.c says why); a short or failed call ends it.  Returns the
+ * bytes written (or -errno when none were) and adds the calls made to
+ * *calls. */
+#define FFIO_WRITE_PIECE ((size_t)512 << 10)
+ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls);
+
 #endif

@@ -3,10 +3,12 @@
  * that ffio's own I/O and the wrappers' pass-through reach the system. */
 #include "config.h"
 #include <dlfcn.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 
@@ -68,4 +70,67 @@ void ffio_real_init(void)
 __attribute__((constructor(101))) static void real_ctor(void)
 {
 	ffio_real_resolve();
+}
+
+/* Buffered writes go to the kernel in calls of at most FFIO_WRITE_PIECE.
+ * Measured on this project's machine (Linux 6.18, ext4 with large folios):
+ * writing 15 MB in 1 MiB calls takes 2.6 ms, or, in some states of the
+ * kernel's memory, 34 ms, every time, while the same bytes in 512 KiB
+ * calls take 2.6 to 3.4 ms in both states; a flush writing a long run in
+ * one call would always meet the slow case.  A piece ends at
+ * FFIO_WRITE_PIECE bytes or PIECE_IOVS vector entries. */
+#define PIECE_IOVS 256
+
+static ssize_t write_once(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls)
+{
+	ssize_t r = iovcnt == 1 ? ffio_real.pwrite(fd, iov[0].iov_base, iov[0].iov_len, off)
+				: ffio_real.pwritev(fd, iov, iovcnt, off);
+	(*calls)++;
+	return r < 0 ? -errno : r;
+}
+
+ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls)
+{
+	if (ffio_iov_len(iov, iovcnt) <= FFIO_WRITE_PIECE)
+		return write_once(fd, iov, iovcnt, off, calls);
+
+	struct iovec part[PIECE_IOVS];
+	size_t done = 0, skip = 0; /* skip: bytes of iov[i] in earlier pieces */
+	int i = 0;
+	while (i < iovcnt) {
+		size_t want = 0;
+		int n = 0;
+		for (int j = i; j < iovcnt && n < PIECE_IOVS && want < FFIO_WRITE_PIECE; j++) {
+			size_t from = j == i ? skip : 0, len = iov[j].iov_len - from;
+			if (len > FFIO_WRITE_PIECE - want)
+				len = FFIO_WRITE_PIECE - want;
+			part[n++] = (struct iovec){(char *)iov[j].iov_base + from, len};
+			want += len;
+		}
+		if (want == 0) { /* only empty entries left */
+			break;
+		}
+		ssize_t r = write_once(fd, part, n, off + (off_t)done, calls);
+		if (r < 0)
+			return done > 0 ? (ssize_t)done : r;
+		done += (size_t)r;
+		for (size_t adv = (size_t)r; adv > 0;) { /* step over what went */
+			size_t left = iov[i].iov_len - skip;
+			if (adv < left) {
+				skip += adv;
+				adv = 0;
+			} else {
+				adv -= left;
+				i++;
+				skip = 0;
+			}
+		}
+		while (i < iovcnt && iov[i].iov_len == skip) { /* and over emptied entries */
+			i++;
+			skip = 0;
+		}
+		if ((size_t)r < want)
+			break;
+	}
+	return (ssize_t)done;
 }
