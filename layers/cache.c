@@ -1137,10 +1137,11 @@ static int emit(struct cache *c, struct run *r, struct cpage **set)
 	return err;
 }
 
-static int add_range(struct cache *c, struct run *r, struct cpage **set, size_t i, uint32_t lo,
-		     uint32_t hi)
+/* Add len bytes from base, for file bytes at off of page set[i], to the run
+ * (a run not contiguous with them, or full, is emitted first). */
+static int add_iov(struct cache *c, struct run *r, struct cpage **set, size_t i, off_t off,
+		   const char *base, size_t len)
 {
-	off_t off = pg_start(c, set[i]->pno) + lo;
 	int err = 0;
 
 	if (r->cnt > 0 && (r->off + (off_t)r->len != off || r->cnt == MAX_IOV))
@@ -1149,10 +1150,46 @@ static int add_range(struct cache *c, struct run *r, struct cpage **set, size_t 
 		r->off = off;
 		r->first = i;
 	}
-	r->iov[r->cnt++] = (struct iovec){set[i]->data + lo, hi - lo};
-	r->len += hi - lo;
+	r->iov[r->cnt++] = (struct iovec){(void *)base, len};
+	r->len += len;
 	r->last = i;
 	return err;
+}
+
+static int add_range(struct cache *c, struct run *r, struct cpage **set, size_t i, uint32_t lo,
+		     uint32_t hi)
+{
+	return add_iov(c, r, set, i, pg_start(c, set[i]->pno) + lo, set[i]->data + lo, hi - lo);
+}
+
+/* Zeros for the gaps of pages past the end of the file below (never written
+ * to: the kernel reads it from its zero page). */
+#define ZERO_GAP ((size_t)64 << 10)
+static char zero_gap[ZERO_GAP];
+
+static int add_zeros(struct cache *c, struct run *r, struct cpage **set, size_t i, uint32_t lo,
+		     uint32_t hi)
+{
+	int err = 0, e;
+	for (uint32_t at = lo; at < hi; at += (uint32_t)ZERO_GAP) {
+		size_t len = hi - at < ZERO_GAP ? hi - at : ZERO_GAP;
+		if ((e = add_iov(c, r, set, i, pg_start(c, set[i]->pno) + at, zero_gap, len)) < 0 && !err)
+			err = e;
+	}
+	return err;
+}
+
+/* A dirty page the sieve may write as a whole without reading it: known,
+ * or unknown but wholly past the end of the file below (below_end), where
+ * the bytes it was not given are zeros. */
+static int zero_past_end(const struct cache *c, const struct cpage *p, off_t below_end)
+{
+	return !p->known && !c->direct && p->next_ext && pg_start(c, p->pno) >= below_end;
+}
+
+static int sieve_whole(const struct cache *c, const struct cpage *p, off_t below_end)
+{
+	return p->known || zero_past_end(c, p, below_end);
 }
 
 /* Write the dirty data of the pages set[0..n) (any order): every run of
@@ -1175,9 +1212,14 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 	qsort(set, n, sizeof *set, cmp_pno);
 	int size_ok = disk_size(c, &dsize) == 0;
 	true_size = dsize > c->cached_end ? dsize : c->cached_end;
+	/* Pages wholly past the end below, as it is now (before this flush
+	 * writes anything), need no reading: their gaps are zeros. */
+	off_t below_end = size_ok ? dsize : INT64_MAX;
 	for (size_t i = 0; i < n; i++) {
 		struct cpage *p = set[i];
 		p->failed = 0;
+		if (sieve && zero_past_end(c, p, below_end))
+			continue;
 		if ((sieve || c->direct) && !p->known && (err = pg_load(c, p)) < 0) {
 			if (c->direct) { /* cannot write unaligned without the block's bytes */
 				p->failed = 1;
@@ -1204,14 +1246,30 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 			}
 			if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
 				first = err;
-		} else if (sieve && p->known) {
+		} else if (sieve && sieve_whole(c, p, below_end)) {
 			uint32_t lo = p->ext[0].lo, hi = p->ext[p->next_ext - 1].hi;
-			/* join a known dirty neighbour: the bytes between are known */
-			if (i > 0 && set[i - 1]->pno == p->pno - 1 && set[i - 1]->known)
+			/* join a dirty neighbour written whole: the bytes between are known */
+			if (i > 0 && set[i - 1]->pno == p->pno - 1 && !set[i - 1]->failed &&
+			    sieve_whole(c, set[i - 1], below_end))
 				lo = 0;
-			if (i + 1 < n && set[i + 1]->pno == p->pno + 1 && set[i + 1]->known)
+			if (i + 1 < n && set[i + 1]->pno == p->pno + 1 && !set[i + 1]->failed &&
+			    sieve_whole(c, set[i + 1], below_end))
 				hi = (uint32_t)c->page;
-			if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
+			if (p->known) {
+				if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
+					first = err;
+				continue;
+			}
+			/* past the end: the extents from the page, zeros between */
+			uint32_t at = lo;
+			for (uint32_t k = 0; k < p->next_ext; k++) {
+				if ((err = add_zeros(c, r, set, i, at, p->ext[k].lo)) < 0 && !first)
+					first = err;
+				if ((err = add_range(c, r, set, i, p->ext[k].lo, p->ext[k].hi)) < 0 && !first)
+					first = err;
+				at = p->ext[k].hi;
+			}
+			if ((err = add_zeros(c, r, set, i, at, hi)) < 0 && !first)
 				first = err;
 		} else {
 			for (uint32_t k = 0; k < p->next_ext; k++)
@@ -1498,7 +1556,12 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			}
 			if (err < 0)
 				return done ? (ssize_t)done : err;
-			if (pg_start(c, pno) >= c->disk_size) { /* past the end: zeros */
+			/* Past the end of the file below, every byte not written is
+			 * zero: a fresh buffer holds those zeros already and the page
+			 * is known; a reused one is left unknown, its gaps zeroed only
+			 * if something needs them (pg_load) or written from zero_gap
+			 * by a sieving flush. */
+			if (pg_start(c, pno) >= c->disk_size && (fresh || c->direct)) {
 				if (!fresh)
 					memset(p->data, 0, c->page);
 				p->known = 1;

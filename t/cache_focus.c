@@ -1,7 +1,9 @@
 /* t/cache_focus.c -- focused tests of the cache layer: write-behind and the
  * flush points (ffflush, fsync, close), byte-exact write-behind (a
  * concurrent writer's bytes between our records survive), .sieve turning a
- * strided run into one request, O_APPEND at the logical end, truncation
+ * strided run into one request (also from reused page buffers, whose
+ * gaps past the end are written as zeros without being cleared in memory),
+ * O_APPEND at the logical end, truncation
  * shrinking and growing, threads on one descriptor and on many, and fork
  * (the child never writes the parent's data). */
 #include "config.h"
@@ -122,6 +124,65 @@ static void test_sieve(void)
 	for (int i = 0; i < (N - 1) * STRIDE + REC; i++)
 		good &= buf[i] == (i % STRIDE < REC ? 's' : 0);
 	tap_ok(good, "records, zeros between");
+}
+
+/* .sieve over a cache much smaller than the span, so that page buffers are
+ * reused: a reused page past the end of the file below is not cleared;
+ * its gaps go below as zeros.  The file first holds OLD bytes of 'A' (the
+ * gaps there keep them), and a read of a gap before any flush sees the
+ * right bytes. */
+static void test_sieve_reused(void)
+{
+	enum { PAGE = 65536, REC = 16, STRIDE = 256, SPAN = 16 * PAGE, OLD = 100000 };
+	static char want[SPAN], got[SPAN];
+	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), fd, ok = 1;
+
+	memset(want, 'A', OLD);
+	memset(want + OLD, 0, SPAN - OLD);
+	tap_is(pwrite(raw, want, OLD, 0), OLD, "file holds %d bytes of A", OLD);
+	close(raw);
+	fd = ffopen(path, O_RDWR, 0, "cache.sieve:64k:2:0");
+	/* dirty the first three pages past the end, leaving their gaps */
+	for (off_t at = 4 * PAGE; at < 7 * PAGE && ok; at += STRIDE)
+		ok = ffpwrite(fd, "gggggggggggggggg", REC, at) == REC;
+	for (off_t at = 4 * PAGE; at < 7 * PAGE; at += STRIDE)
+		memcpy(want + at, "gggggggggggggggg", REC);
+	/* the last of them is cached: a read across its records and gaps */
+	ok = ok && ffpread(fd, got, 3 * STRIDE, 6 * PAGE + 8) == 3 * STRIDE &&
+	     memcmp(got, want + 6 * PAGE + 8, 3 * STRIDE) == 0;
+	tap_ok(ok, "a read of a page past the end sees records and zeros");
+	for (int i = 0; i < SPAN / STRIDE && ok; i++) {
+		char rec[REC];
+		memset(rec, 'a' + i % 26, REC);
+		memcpy(want + (size_t)i * STRIDE, rec, REC);
+		ok = ffpwrite(fd, rec, REC, (off_t)i * STRIDE) == REC;
+	}
+	tap_ok(ok, "%d records over 16 pages through a cache of 2", SPAN / STRIDE);
+	/* two pages cached: one write per page evicted, 1 in the first pass
+	 * (page 4, for page 6), 16 in the second (pages 5 and 6, then 0..13) */
+	tap_is(below_writes(fd), 17, "one write per page evicted");
+	tap_is(ffclose(fd), 0, "close");
+	size_t end = SPAN - STRIDE + REC;
+	tap_is(disk(got, SPAN, 0), (ssize_t)end, "size is the end of the last record");
+	tap_ok(memcmp(got, want, end) == 0, "records; A below the old end; zeros past it");
+
+	/* shrink, then write past the new end into the buffers that held the
+	 * cut pages: the file gets zeros there, not the old bytes */
+	fd = ffopen(path, O_RDWR, 0, "cache.sieve:64k:2:0");
+	/* the cache's two buffers hold the last two pages, records and all */
+	tap_is(ffpread(fd, got, 2 * PAGE, SPAN - 2 * PAGE), (ssize_t)(end - (SPAN - 2 * PAGE)),
+	       "read the last two pages");
+	tap_is(ffio_file_truncate(ffio_fd_get(fd), 2 * PAGE), 0, "truncate to two pages");
+	memset(want + 2 * PAGE, 0, SPAN - 2 * PAGE);
+	for (off_t at = 3 * PAGE; at < SPAN && ok; at += 4 * STRIDE) {
+		ok = ffpwrite(fd, "tttttttttttttttt", REC, at + 5) == REC;
+		memcpy(want + at + 5, "tttttttttttttttt", REC);
+	}
+	tap_ok(ok, "records past the new end");
+	tap_is(ffclose(fd), 0, "close");
+	end = (size_t)(SPAN - 4 * STRIDE) + 5 + REC;
+	tap_is(disk(got, SPAN, 0), (ssize_t)end, "size is the end of the last record");
+	tap_ok(memcmp(got, want, end) == 0, "zeros where the truncated bytes were");
 }
 
 static void test_append_truncate(void)
@@ -254,6 +315,7 @@ int main(void)
 	test_flush_points();
 	test_byte_exact();
 	test_sieve();
+	test_sieve_reused();
 	test_append_truncate();
 	test_threads();
 	test_fork();
