@@ -8,7 +8,10 @@
  * Stacks: the arguments, else FFIO_MODEL_SPECS (separated by ';'), else the
  * built-in matrix.  FFIO_MODEL_SEEDS: seeds per stack (default 4);
  * FFIO_MODEL_STEPS: steps per seed (default 300); FFIO_SOAK_SECONDS: keep
- * running new seeds for that long (one TAP line per stack).
+ * running new seeds for that long (one TAP line per stack);
+ * FFIO_MODEL_SCALE: files, offsets and the longest writes that many times
+ * larger (default 1; at 16, writes reach 1.1 MB and flushed runs several
+ * MiB, so that requests below are cut into pieces).
  */
 #include "config.h"
 #include <errno.h>
@@ -24,8 +27,10 @@
 #include "tap.h"
 
 #define NFILES 3
-#define MAXSIZE (256 * 1024)  /* model capacity */
-#define OFFRANGE (96 * 1024)  /* where the writes go */
+static size_t scale = 1;      /* FFIO_MODEL_SCALE */
+#define MAXSIZE (scale * 256 * 1024) /* model capacity */
+#define OFFRANGE (scale * 96 * 1024) /* where the writes go */
+#define MAXLEN (scale * 80000)       /* the longest read or write */
 #define MAXFD 3               /* descriptors per file (dup) */
 
 static const char *const default_specs[] = {
@@ -71,7 +76,7 @@ static size_t rnd_len(void)
 {
 	switch (rnd(10)) {
 	case 0:
-		return 1 + rnd(70000);
+		return 1 + rnd((unsigned)(scale * 70000));
 	case 1:
 	case 2:
 		return 1 + rnd(9000);
@@ -94,12 +99,14 @@ static int open_file(struct mfile *m, const char *spec, int flags)
 /* The file as the system sees it equals the model. */
 static int check_disk(struct mfile *m, const char *when)
 {
-	static unsigned char buf[MAXSIZE + 1];
+	static unsigned char *buf;
 	int fd = open(m->path, O_RDONLY);
 	ssize_t n;
+	if (!buf && !(buf = malloc(MAXSIZE + 1)))
+		return FAIL("out of memory");
 	if (fd < 0)
 		return FAIL("open %s: %s", m->path, strerror(errno));
-	n = pread(fd, buf, sizeof buf, 0);
+	n = pread(fd, buf, MAXSIZE + 1, 0);
 	close(fd);
 	if (n != (ssize_t)m->size)
 		return FAIL("%s: file size %zd, model %zu", when, n, m->size);
@@ -121,7 +128,7 @@ static void model_write(struct mfile *m, const unsigned char *src, size_t n, off
 
 static int step(struct mfile *files, const char *spec, int *opcount)
 {
-	static unsigned char buf[80000], got[80000];
+	static unsigned char *buf, *got;
 	struct mfile *m = &files[rnd(NFILES)];
 	int fd = m->fd[rnd((unsigned)m->nfd)];
 	struct ffio_file *ff = ffio_fd_get(fd);
@@ -130,11 +137,13 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 	off_t off;
 	ssize_t r;
 
+	if ((!buf && !(buf = malloc(MAXLEN))) || (!got && !(got = malloc(MAXLEN))))
+		return FAIL("out of memory");
 	(*opcount)++;
 	int seek_back = 0;
-	if (m->append && m->size > MAXSIZE - 80000)
+	if (m->append && m->size > MAXSIZE - MAXLEN)
 		op = 80; /* the appended file has grown enough: truncate it */
-	else if (m->pos > MAXSIZE - 80000)
+	else if (m->pos > (off_t)(MAXSIZE - MAXLEN))
 		op = 77, seek_back = 1; /* writes at the position walked far: seek back */
 	if (trace)
 		fprintf(stderr, "step %d: file %d fd %d op %u\n", *opcount, (int)(m - files), fd, op);
@@ -205,7 +214,7 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 			m->pos = want;
 	} else if (op < 83) { /* ftruncate */
 		off_t len = rnd(4) == 0 ? (off_t)m->size + rnd(5000) : (off_t)rnd(OFFRANGE);
-		if ((size_t)len > MAXSIZE - 80000)
+		if ((size_t)len > MAXSIZE - MAXLEN)
 			len = rnd(OFFRANGE);
 		int e = ffio_file_truncate(ff, len);
 		if (trace)
@@ -284,9 +293,8 @@ static int run(const char *spec, uint64_t seed, int steps, const char *dir)
 		unlink(m->path);
 	}
 	if (err < 0) {
-		char tmp[sizeof failure + 32];
-		snprintf(tmp, sizeof tmp, "%s (step %d)", failure, ops);
-		snprintf(failure, sizeof failure, "%s", tmp);
+		size_t len = strlen(failure);
+		snprintf(failure + len, sizeof failure - len, " (step %d)", ops);
 	}
 	return err;
 }
@@ -302,6 +310,8 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/ffio-cache-model-XXXXXX";
 
 	trace = getenv("FFIO_MODEL_TRACE") != NULL;
+	if (getenv("FFIO_MODEL_SCALE") && atoi(getenv("FFIO_MODEL_SCALE")) > 0)
+		scale = (size_t)atoi(getenv("FFIO_MODEL_SCALE"));
 
 	if (argc > 1) {
 		for (int i = 1; i < argc && nspecs < 64; i++)

@@ -8,7 +8,7 @@ if [ ! -x "$model" ]; then
 	echo "1..0 # SKIP t/cache_model not built"
 	exit 0
 fi
-echo "1..3"
+echo "1..4"
 run() { # N DESCRIPTION COMMAND...
 	n=$1 what=$2
 	shift 2
@@ -31,3 +31,8 @@ run 2 "model over uring with io_uring disabled (sys behaviour)" \
 # dirty pages only after many steps (a bug of the split needed ~100 seeds).
 run 3 "model over uring, 150 seeds each at depth 1 and 2" env FFIO_MODEL_SEEDS=150 "$model" \
 	"cache:4k:8:2, uring:1" "cache.sieve:512:4:1, uring:2"
+# Files 16 times larger: writes up to 1.1 MB and flushed runs of several
+# MiB, cut into pieces of 512 KiB below (SQEs over uring, calls over sys).
+run 4 "model at scale 16 (requests below cut into pieces), over uring and sys" \
+	env FFIO_MODEL_SCALE=16 FFIO_MODEL_SEEDS=6 "$model" "cache:1m:4:2, uring:2" \
+	"cache.sieve:256k:8:2, uring:1" "cache:256k:4:1, sys" "cache.sieve:1m:3:1, sys"
