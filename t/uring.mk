@@ -1,8 +1,9 @@
 # t/uring.mk -- tests of the uring bottom layer and the buffer pool (TAP).
 noinst_HEADERS += t/uring_common.h
-check_PROGRAMS += t/uring_async
-TESTS += t/uring_async
+check_PROGRAMS += t/uring_async t/uring_pieces
+TESTS += t/uring_async t/uring_pieces
 t_uring_async_LDADD = libffio.la
+t_uring_pieces_LDADD = libffio.la
 check_PROGRAMS += t/uring_errors t/uring_fork
 TESTS += t/uring_errors t/uring_fork
 t_uring_errors_LDADD = libffio.la

@@ -1,5 +1,5 @@
 /* t/uring_direct.c -- uring.direct (O_DIRECT) with aligned buffers from the
- * buffer pool: large synchronous transfers (split and run at queue depth),
+ * buffer pool: large synchronous transfers,
  * a short leading run at end of file, scattered asynchronous 4 KiB reads,
  * and an unaligned buffer refused with EINVAL (never silently). */
 #include "uring_common.h"
