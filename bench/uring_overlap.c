@@ -8,7 +8,10 @@
  * (ffpwrite after each step): it overlaps as much as its write-behind lets.
  * After each run, outside its timing, the file is synced and its pages
  * dropped, so that no run pays for an earlier run's writeback.
- * Usage: uring_overlap [-f FILE] [-T MS] [-n STEPS] [-b BLOCK] [-R REPS] [SPEC...] */
+ * -d: the writes go to the device (O_DIRECT: sys.direct and uring.direct
+ * for the reference rows; give .direct stacks as SPECs), where the I/O
+ * is the device's time, not a copy into the page cache.
+ * Usage: uring_overlap [-d] [-f FILE] [-T MS] [-n STEPS] [-b BLOCK] [-R REPS] [SPEC...] */
 #include "uring_bench.h"
 
 static double compute_ms = 5;
@@ -148,15 +151,17 @@ int main(int argc, char **argv)
 {
 	const char *path = "uring_overlap.dat";
 	int reps = 3, opt;
-	while ((opt = getopt(argc, argv, "f:T:n:b:R:")) != -1) {
+	const char *sys_spec = "sys", *uring_spec = "uring:64";
+	while ((opt = getopt(argc, argv, "df:T:n:b:R:")) != -1) {
 		switch (opt) {
+		case 'd': sys_spec = "sys.direct"; uring_spec = "uring.direct:64"; break;
 		case 'f': path = optarg; break;
 		case 'T': compute_ms = atof(optarg); break;
 		case 'n': steps = atoi(optarg); break;
 		case 'b': block = strtoul(optarg, NULL, 0); break;
 		case 'R': reps = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-f FILE] [-T MS] [-n STEPS] [-b BLOCK] [-R REPS] [SPEC...]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-d] [-f FILE] [-T MS] [-n STEPS] [-b BLOCK] [-R REPS] [SPEC...]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -166,33 +171,47 @@ int main(int argc, char **argv)
 	char *buf[2] = { ffio_buf_alloc(block, 4096), ffio_buf_alloc(block, 4096) };
 	memset(buf[0], 'a', block);
 	memset(buf[1], 'b', block);
-	double t[100];
-
-	for (int r = 0; r < reps; r++)
-		t[r] = run_compute();
-	double c = bench_median(t, reps);
-	for (int r = 0; r < reps; r++)
-		t[r] = run_sync(path, "sys", buf[0], 0);
-	double io = bench_median(t, reps);
-	for (int r = 0; r < reps; r++)
-		t[r] = run_sync(path, "sys", buf[0], 1);
-	double seq = bench_median(t, reps);
-	for (int r = 0; r < reps; r++)
-		t[r] = run_async(path, "uring:64", buf);
-	double as = bench_median(t, reps);
-
-	printf("# compute %.1f ms + write %zu KiB, %d steps, median of %d\n", compute_ms,
-	       block >> 10, steps, reps);
-	printf("%-40s %8.4f s\n", "compute only", c);
-	printf("%-40s %8.4f s\n", "write only (sys)", io);
-	printf("%-40s %8.4f s  overlap %4.0f%%\n", "compute, then write (sys)", seq, 100 * overlap(c, io, seq));
-	printf("%-40s %8.4f s  overlap %4.0f%%\n", "compute || async write (uring:64)", as, 100 * overlap(c, io, as));
-	for (int i = optind; i < argc; i++) {
-		for (int r = 0; r < reps; r++)
-			t[r] = run_sync(path, argv[i], buf[0], 1);
-		double m = bench_median(t, reps);
-		printf("%-40s %8.4f s  overlap %4.0f%%\n", argv[i], m, 100 * overlap(c, io, m));
+	/* The cases of one repetition run back to back, and each repetition's
+	 * overlap fractions use its own compute and write-only times: the
+	 * machine's speed at writing into the page cache changes over
+	 * minutes (by ten times, bench/README.md), and figures taken apart
+	 * would mix its states. */
+	enum { C, IO, SEQ, ASYNC, FIRST };
+	int ncase = FIRST + (argc - optind);
+	double (*t)[100] = calloc((size_t)ncase, sizeof *t), ov[100];
+	if (!t)
+		return 1;
+	for (int r = 0; r < reps; r++) {
+		t[C][r] = run_compute();
+		t[IO][r] = run_sync(path, sys_spec, buf[0], 0);
+		t[SEQ][r] = run_sync(path, sys_spec, buf[0], 1);
+		t[ASYNC][r] = run_async(path, uring_spec, buf);
+		for (int i = FIRST; i < ncase; i++)
+			t[i][r] = run_sync(path, argv[optind + i - FIRST], buf[0], 1);
 	}
+	printf("# compute %.1f ms + write %zu KiB, %d steps, median of %d (overlap: the median of the\n"
+	       "# repetitions' fractions, each against its own compute and write-only times)\n",
+	       compute_ms, block >> 10, steps, reps);
+	char label[80];
+	for (int i = 0; i < ncase; i++) {
+		for (int r = 0; r < reps; r++)
+			ov[r] = overlap(t[C][r], t[IO][r], t[i][r]);
+		double m = bench_median(ov, reps), tm;
+		memcpy(ov, t[i], sizeof ov);
+		tm = bench_median(ov, reps);
+		switch (i) {
+		case C: snprintf(label, sizeof label, "compute only"); break;
+		case IO: snprintf(label, sizeof label, "write only (%s)", sys_spec); break;
+		case SEQ: snprintf(label, sizeof label, "compute, then write (%s)", sys_spec); break;
+		case ASYNC: snprintf(label, sizeof label, "compute || async write (%s)", uring_spec); break;
+		default: snprintf(label, sizeof label, "%s", argv[optind + i - FIRST]); break;
+		}
+		if (i == C || i == IO)
+			printf("%-40s %8.4f s\n", label, tm);
+		else
+			printf("%-40s %8.4f s  overlap %4.0f%%\n", label, tm, 100 * m);
+	}
+	free(t);
 	unlink(path);
 	ffio_buf_free(buf[0], block);
 	ffio_buf_free(buf[1], block);

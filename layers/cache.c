@@ -1083,6 +1083,7 @@ struct run {
 	off_t off;
 	size_t len;
 	size_t first, last; /* pages of the set in this run */
+	off_t end;          /* the furthest byte any run of this flush reaches */
 };
 
 static int cmp_pno(const void *a, const void *b)
@@ -1153,6 +1154,8 @@ static int add_iov(struct cache *c, struct run *r, struct cpage **set, size_t i,
 	r->iov[r->cnt++] = (struct iovec){(void *)base, len};
 	r->len += len;
 	r->last = i;
+	if (off + (off_t)len > r->end)
+		r->end = off + (off_t)len;
 	return err;
 }
 
@@ -1209,6 +1212,7 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 		return -ENOMEM;
 	r->cnt = 0;
 	r->len = 0;
+	r->end = 0;
 	qsort(set, n, sizeof *set, cmp_pno);
 	int size_ok = disk_size(c, &dsize) == 0;
 	true_size = dsize > c->cached_end ? dsize : c->cached_end;
@@ -1279,9 +1283,12 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 	}
 	if ((err = emit(c, r, set)) < 0 && !first)
 		first = err;
+	off_t end = r->end;
 	free(r);
-	/* O_DIRECT wrote whole blocks: cut the file back to its true size. */
-	if (c->direct && size_ok && (err = wait_all(c)) < 0 && !first)
+	/* O_DIRECT wrote whole blocks: where a run ends past the true size,
+	 * cut the file back to it once the writes are done (only then: the
+	 * writes of a flush within the file stay in flight). */
+	if (c->direct && size_ok && end > true_size && (err = wait_all(c)) < 0 && !first)
 		first = err;
 	if (c->direct && size_ok && c->disk_size > true_size) {
 		if ((err = ffio_below_truncate(&c->base, true_size)) < 0 && !first)
@@ -1393,6 +1400,14 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 	return (ssize_t)n;
 }
 
+/* A smoothed cost (ns per MiB) and a new sample of it.  Samples err on
+ * the high side (page faults on a fresh cache, a preempted thread), so a
+ * lower one is taken at once and a higher one counts for an eighth. */
+static uint64_t cost_update(uint64_t cost, uint64_t sample)
+{
+	return sample < cost ? sample : (7 * cost + sample) / 8;
+}
+
 /* Over an asynchronous stack, does copying a large write and writing it
  * behind pay?  Only when the application has been away (computing) since
  * its last large write for at least half of what writing this one now
@@ -1410,7 +1425,7 @@ static ssize_t write_around_timed(struct cache *c, const void *buf, size_t n, of
 	ssize_t r = write_around(c, buf, n, off);
 	uint64_t t = ffio_now_ns() - t0, mib = n >> 20 ? n >> 20 : 1;
 	if (r > 0)
-		c->around_ns_per_mib = (3 * c->around_ns_per_mib + t / mib) / 4;
+		c->around_ns_per_mib = cost_update(c->around_ns_per_mib, t / mib);
 	return r;
 }
 
@@ -1441,7 +1456,7 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 	 * writes behind asynchronously and the application leaves it time
 	 * to (behind_pays): then they are copied and submitted. */
 	if (n >= c->page && aligned(c, buf, n, off)) {
-		if (!c->async_below || c->direct)
+		if (!c->async_below)
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
 		if (!behind_pays(c, n, now)) {
@@ -1478,7 +1493,10 @@ static void tail_done(struct ffio_req *r)
 static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off, uint64_t t0)
 {
 	size_t pages = n / c->page, copy = c->copy_ns_per_mib, around = c->around_ns_per_mib;
-	size_t tail_pages = (size_t)(((uint64_t)pages * copy + (copy + around) / 2) / (copy + around));
+	/* rounded down: the call waits for the tail, so a tail that would take
+	 * longer than the copy of the head is worse than none (O_DIRECT: the
+	 * device is slower than a copy, and the tail is then empty) */
+	size_t tail_pages = (size_t)((uint64_t)pages * copy / (copy + around));
 	/* Whole pages only: the tail then covers exactly tail_pages pages, and
 	 * none of them may be cached (a cached one could hold older dirty
 	 * bytes that a later flush would write over the tail's). */
@@ -1504,7 +1522,12 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 	ssize_t r = cache_write_in(c, buf, head, off);
 	if (r > 0) {
 		uint64_t t = ffio_now_ns() - t0, mib = (size_t)r >> 20 ? (size_t)r >> 20 : 1;
-		c->copy_ns_per_mib = (3 * c->copy_ns_per_mib + t / mib) / 4;
+		c->copy_ns_per_mib = cost_update(c->copy_ns_per_mib, t / mib);
+		/* the head's pages are whole: they start on their way now, to be
+		 * written while the application works (nothing will join them) */
+		long sent = write_behind(c, 0);
+		if (sent < 0)
+			ffio_file_set_error(c->base.file, (int)sent);
 	}
 	if (head == n)
 		return r;
