@@ -79,6 +79,14 @@ struct uring_piece {
 
 enum { RING_NONE, RING_READY, RING_UNAVAILABLE };
 
+/* Every SQE names the file by its index among the ring's registered files
+ * (IOSQE_FIXED_FILE), never by descriptor: the kernel resolves a
+ * descriptor when it runs the request, and a request waiting in a kernel
+ * worker would find the descriptor closed (a dup of it keeps the file
+ * open), or another file that took its number, and write there.  The ring
+ * holds the open file itself from set-up to close. */
+#define RING_FILE 0
+
 struct uring {
 	struct ffio_layer base;
 	unsigned depth;
@@ -198,6 +206,12 @@ static int ring_ready(struct uring *u)
 		if (!(u->flags & URING_SQPOLL) || err < 0)
 			err = io_uring_queue_init_params(u->depth, &u->ring, &p);
 	}
+	if (err == 0) {
+		int fd = u->base.file->fd;
+		err = io_uring_register_files(&u->ring, &fd, 1);
+		if (err < 0)
+			io_uring_queue_exit(&u->ring);
+	}
 	if (err < 0) {
 		ffio_log_once(&uring_unavailable_logged,
 			      "layer 'uring' is not available here (io_uring cannot be set up: %s); using 'sys'",
@@ -300,17 +314,16 @@ static int slot_prepare_pieces(struct uring *u, struct uring_slot *s, const stru
 	}
 	s->pieces = pc;
 	s->npieces = s->pieces_left = (unsigned)np;
-	int fd = u->base.file->fd;
 	size_t k;
 	for (k = 0, at = 0; k < np; at += pc[k].len, k++) {
 		struct io_uring_sqe *sqe = ring_sqe(u);
 		if (!sqe)
 			break;
 		if (pc[k].cnt == 1)
-			io_uring_prep_write(sqe, fd, pc[k].iov[0].iov_base, pc[k].iov[0].iov_len, off + (off_t)at);
+			io_uring_prep_write(sqe, RING_FILE, pc[k].iov[0].iov_base, pc[k].iov[0].iov_len, off + (off_t)at);
 		else
-			io_uring_prep_writev(sqe, fd, pc[k].iov, pc[k].cnt, off + (off_t)at);
-		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
+			io_uring_prep_writev(sqe, RING_FILE, pc[k].iov, pc[k].cnt, off + (off_t)at);
+		io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE | IOSQE_ASYNC);
 		io_uring_sqe_set_data(sqe, (void *)((uintptr_t)&pc[k] | 1));
 		u->prepared++;
 	}
@@ -337,11 +350,10 @@ static int slot_prepare(struct uring *u, struct uring_slot *s)
 	struct io_uring_sqe *sqe = ring_sqe(u);
 	if (!sqe)
 		return -EAGAIN;
-	int fd = u->base.file->fd;
 	if (r->op == FFIO_OP_FSYNC || r->op == FFIO_OP_FDATASYNC) {
-		io_uring_prep_fsync(sqe, fd, r->op == FFIO_OP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
+		io_uring_prep_fsync(sqe, RING_FILE, r->op == FFIO_OP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
 		/* after everything submitted before it */
-		io_uring_sqe_set_flags(sqe, IOSQE_IO_DRAIN);
+		io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE | IOSQE_IO_DRAIN);
 	} else {
 		const struct iovec *iov;
 		int cnt;
@@ -355,19 +367,21 @@ static int slot_prepare(struct uring *u, struct uring_slot *s)
 		off_t off = r->off + (off_t)s->done;
 		if (r->op == FFIO_OP_READ) {
 			if (cnt == 1)
-				io_uring_prep_read(sqe, fd, iov[0].iov_base, iov[0].iov_len, off);
+				io_uring_prep_read(sqe, RING_FILE, iov[0].iov_base, iov[0].iov_len, off);
 			else
-				io_uring_prep_readv(sqe, fd, iov, cnt, off);
+				io_uring_prep_readv(sqe, RING_FILE, iov, cnt, off);
+			io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE);
 		} else {
 			if (cnt == 1)
-				io_uring_prep_write(sqe, fd, iov[0].iov_base, iov[0].iov_len, off);
+				io_uring_prep_write(sqe, RING_FILE, iov[0].iov_base, iov[0].iov_len, off);
 			else
-				io_uring_prep_writev(sqe, fd, iov, cnt, off);
+				io_uring_prep_writev(sqe, RING_FILE, iov, cnt, off);
+			io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE);
 			/* A large buffered write would otherwise be copied into the
 			 * page cache inside io_uring_enter, in the application's
 			 * time: hand it to a kernel worker so that it overlaps. */
 			if (!(u->flags & URING_DIRECT) && s->want - s->done >= ASYNC_WRITE_MIN)
-				io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
+				io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE | IOSQE_ASYNC);
 		}
 	}
 	io_uring_sqe_set_data(sqe, s);
@@ -816,7 +830,7 @@ static int uring_close(struct ffio_layer *l)
 		if (e == 0)
 			e = ring_wait_all(u);
 		err = e;
-		if (e < 0 || u->inflight || !idle_put(u))
+		if (e < 0 || u->inflight || io_uring_unregister_files(&u->ring) < 0 || !idle_put(u))
 			io_uring_queue_exit(&u->ring);
 		u->ring_state = RING_NONE;
 	}

@@ -3,7 +3,9 @@
  * full count, the bytes exact also for a vector whose entries straddle
  * the cuts and for many such requests at a small depth; a piece cut short
  * (RLIMIT_FSIZE) fails the request with EFBIG after exactly the bytes
- * below the limit were written. */
+ * below the limit were written; closing the descriptor the requests were
+ * made with while they wait in the kernel (the file still open through a
+ * dup) changes nothing, and no byte reaches a file that takes its number. */
 #include "uring_common.h"
 #include <signal.h>
 #include <sys/resource.h>
@@ -100,14 +102,56 @@ static void short_piece(void)
 	tap_ok(file_is(ut_path("short"), 700000), "the file holds the first 700000 bytes");
 }
 
+/* The descriptor that requests were submitted with is closed (the file
+ * stays open through a dup) while they are queued in the kernel, and its
+ * number is reused by another file at once: every byte goes to the first
+ * file, none to the other. */
+static void close_while_queued(void)
+{
+	static struct ut_req w[4];
+	char other[300];
+	int fd = ffopen(ut_path("queued"), O_RDWR | O_CREAT | O_TRUNC, 0644, "uring:8");
+	struct ffio_layer *b = ut_bottom(fd);
+	int keep = dup(fd), bad = 0;
+
+	if (keep >= 0 && !ffio_is_managed(keep))
+		bad += ffio_fd_dup(fd, keep) < 0;
+	ut_completed = 0;
+	for (int i = 0; i < 4; i++) {
+		ut_prep(&w[i], FFIO_OP_WRITE, want, LEN, (off_t)i * LEN);
+		bad += ffio_below_submit(ut_at(b), &w[i].r) < 0;
+	}
+	bad += ffio_below_commit(ut_at(b)) < 0;
+	bad += ffclose(fd) < 0; /* fd was the file's descriptor below */
+	snprintf(other, sizeof other, "%s", ut_path("other"));
+	int ofd = open(other, O_RDWR | O_CREAT | O_TRUNC, 0644); /* takes fd's number */
+	bad += ut_reap_until(b, 4) < 0;
+	for (int i = 0; i < 4; i++)
+		bad += w[i].r.res != LEN;
+	tap_is(bad, 0, "4 writes of 1.25 MiB + 1 complete in full after their descriptor was closed");
+	struct stat st;
+	tap_ok(ofd >= 0 && fstat(ofd, &st) == 0 && st.st_size == 0,
+	       "the file that took the descriptor's number got nothing (%lld bytes)", ofd >= 0 && fstat(ofd, &st) == 0 ? (long long)st.st_size : -1LL);
+	if (ofd >= 0)
+		close(ofd);
+	tap_is(ffclose(keep), 0, "close the dup");
+	int pfd = open(ut_path("queued"), O_RDONLY), same = pfd >= 0;
+	for (int i = 0; i < 4 && same; i++)
+		same = pread(pfd, got, LEN, (off_t)i * LEN) == LEN && memcmp(got, want, LEN) == 0;
+	if (pfd >= 0)
+		close(pfd);
+	tap_ok(same, "the file holds all four");
+}
+
 int main(void)
 {
-	tap_plan(6 + 3 + 3);
+	tap_plan(6 + 3 + 3 + 4);
 	ut_mkdir("uring_pieces");
 	for (size_t i = 0; i < LEN; i++)
 		want[i] = (unsigned char)(i * 7 + i / 4093);
 	vector_write();
 	many_at_depth();
 	short_piece();
+	close_while_queued();
 	return tap_done();
 }
