@@ -1165,6 +1165,15 @@ static int add_range(struct cache *c, struct run *r, struct cpage **set, size_t 
 	return add_iov(c, r, set, i, pg_start(c, set[i]->pno) + lo, set[i]->data + lo, hi - lo);
 }
 
+/* Records closer than this are not worth a vector entry each with a gap
+ * of zeros between them: a sieved page past the end with more extents
+ * than PAGE / ZERO_GAP_SPACING is made known (its gaps cleared, its
+ * extents one hull) as it is written.  Measured with bench/strided, write
+ * phase against raw lseek+write: 256 B records at a 4 KiB stride, 5.0-5.2x
+ * with zero gaps, 4.3-4.6x cleared; 8 B records at 64 B, 14.6x with zero
+ * gaps, 36.5x cleared. */
+#define ZERO_GAP_SPACING 2048
+
 /* Zeros for the gaps of pages past the end of the file below (never written
  * to: the kernel reads it from its zero page). */
 #define ZERO_GAP ((size_t)64 << 10)
@@ -1608,6 +1617,9 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 		} else if ((err = ext_add(p, lo, lo + (uint32_t)len)) < 0) {
 			if (!p->next_ext)
 				c->ndirty--;
+			return done ? (ssize_t)done : err;
+		} else if (!p->known && is_sieve(c) && p->next_ext > c->page / ZERO_GAP_SPACING &&
+			   pg_start(c, pno) >= c->disk_size && (err = pg_load(c, p)) < 0) {
 			return done ? (ssize_t)done : err;
 		}
 		done += len;

@@ -128,12 +128,13 @@ static void test_sieve(void)
 
 /* .sieve over a cache much smaller than the span, so that page buffers are
  * reused: a reused page past the end of the file below is not cleared;
- * its gaps go below as zeros.  The file first holds OLD bytes of 'A' (the
+ * its gaps go below as zeros (records at least 2 KiB apart), or it is
+ * cleared as the records come (denser).  The file first holds OLD bytes of 'A' (the
  * gaps there keep them), and a read of a gap before any flush sees the
  * right bytes. */
-static void test_sieve_reused(void)
+static void test_sieve_reused(int stride)
 {
-	enum { PAGE = 65536, REC = 16, STRIDE = 256, SPAN = 16 * PAGE, OLD = 100000 };
+	enum { PAGE = 65536, REC = 16, SPAN = 16 * PAGE, OLD = 100000 };
 	static char want[SPAN], got[SPAN];
 	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), fd, ok = 1;
 
@@ -143,28 +144,28 @@ static void test_sieve_reused(void)
 	close(raw);
 	fd = ffopen(path, O_RDWR, 0, "cache.sieve:64k:2:0");
 	/* dirty the first three pages past the end, leaving their gaps */
-	for (off_t at = 4 * PAGE; at < 7 * PAGE && ok; at += STRIDE)
+	for (off_t at = 4 * PAGE; at < 7 * PAGE && ok; at += stride)
 		ok = ffpwrite(fd, "gggggggggggggggg", REC, at) == REC;
-	for (off_t at = 4 * PAGE; at < 7 * PAGE; at += STRIDE)
+	for (off_t at = 4 * PAGE; at < 7 * PAGE; at += stride)
 		memcpy(want + at, "gggggggggggggggg", REC);
 	/* the last of them is cached: a read across its records and gaps */
-	ok = ok && ffpread(fd, got, 3 * STRIDE, 6 * PAGE + 8) == 3 * STRIDE &&
-	     memcmp(got, want + 6 * PAGE + 8, 3 * STRIDE) == 0;
-	tap_ok(ok, "a read of a page past the end sees records and zeros");
-	for (int i = 0; i < SPAN / STRIDE && ok; i++) {
+	ok = ok && ffpread(fd, got, 3 * stride, 6 * PAGE + 8) == 3 * stride &&
+	     memcmp(got, want + 6 * PAGE + 8, 3 * stride) == 0;
+	tap_ok(ok, "stride %d: a read of a page past the end sees records and zeros", stride);
+	for (int i = 0; i < SPAN / stride && ok; i++) {
 		char rec[REC];
 		memset(rec, 'a' + i % 26, REC);
-		memcpy(want + (size_t)i * STRIDE, rec, REC);
-		ok = ffpwrite(fd, rec, REC, (off_t)i * STRIDE) == REC;
+		memcpy(want + (size_t)i * stride, rec, REC);
+		ok = ffpwrite(fd, rec, REC, (off_t)i * stride) == REC;
 	}
-	tap_ok(ok, "%d records over 16 pages through a cache of 2", SPAN / STRIDE);
+	tap_ok(ok, "stride %d: %d records over 16 pages through a cache of 2", stride, SPAN / stride);
 	/* two pages cached: one write per page evicted, 1 in the first pass
 	 * (page 4, for page 6), 16 in the second (pages 5 and 6, then 0..13) */
 	tap_is(below_writes(fd), 17, "one write per page evicted");
 	tap_is(ffclose(fd), 0, "close");
-	size_t end = SPAN - STRIDE + REC;
+	size_t end = SPAN - stride + REC;
 	tap_is(disk(got, SPAN, 0), (ssize_t)end, "size is the end of the last record");
-	tap_ok(memcmp(got, want, end) == 0, "records; A below the old end; zeros past it");
+	tap_ok(memcmp(got, want, end) == 0, "stride %d: records; A below the old end; zeros past it", stride);
 
 	/* shrink, then write past the new end into the buffers that held the
 	 * cut pages: the file gets zeros there, not the old bytes */
@@ -174,15 +175,15 @@ static void test_sieve_reused(void)
 	       "read the last two pages");
 	tap_is(ffio_file_truncate(ffio_fd_get(fd), 2 * PAGE), 0, "truncate to two pages");
 	memset(want + 2 * PAGE, 0, SPAN - 2 * PAGE);
-	for (off_t at = 3 * PAGE; at < SPAN && ok; at += 4 * STRIDE) {
+	for (off_t at = 3 * PAGE; at < SPAN && ok; at += 4 * stride) {
 		ok = ffpwrite(fd, "tttttttttttttttt", REC, at + 5) == REC;
 		memcpy(want + at + 5, "tttttttttttttttt", REC);
 	}
 	tap_ok(ok, "records past the new end");
 	tap_is(ffclose(fd), 0, "close");
-	end = (size_t)(SPAN - 4 * STRIDE) + 5 + REC;
+	end = (size_t)(SPAN - 4 * stride) + 5 + REC;
 	tap_is(disk(got, SPAN, 0), (ssize_t)end, "size is the end of the last record");
-	tap_ok(memcmp(got, want, end) == 0, "zeros where the truncated bytes were");
+	tap_ok(memcmp(got, want, end) == 0, "stride %d: zeros where the truncated bytes were", stride);
 }
 
 static void test_append_truncate(void)
@@ -315,7 +316,8 @@ int main(void)
 	test_flush_points();
 	test_byte_exact();
 	test_sieve();
-	test_sieve_reused();
+	test_sieve_reused(256);  /* records dense: pages cleared as written */
+	test_sieve_reused(4096); /* sparse: gaps written from zero_gap */
 	test_append_truncate();
 	test_threads();
 	test_fork();
