@@ -1421,7 +1421,11 @@ static uint64_t cost_update(uint64_t cost, uint64_t sample)
  * behind pay?  Only when the application has been away (computing) since
  * its last large write for at least half of what writing this one now
  * would cost: then the write overlaps the next stretch of work.  Writes
- * that come back to back gain nothing from the copy; they go around. */
+ * that come back to back gain nothing from the copy; they go around, and
+ * so do writes after a read, flush or fsync of the file since the last
+ * one (the application was doing I/O, not computing: Program I's write,
+ * fsync, read loop over cache, uring ran 1.12-1.16 times as long as raw
+ * with its writes copied, the same as over sys without). */
 static int behind_pays(const struct cache *c, size_t n, uint64_t now)
 {
 	uint64_t cost = (uint64_t)(n >> 10) * c->around_ns_per_mib >> 10;
@@ -1854,6 +1858,7 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	int err;
 
 	c->n_read++;
+	c->big_return_ns = 0; /* I/O, not work: see behind_pays */
 	if (__atomic_load_n(&c->pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
 		pool_shrink(c);
 	size = logical_size(c, &err);
@@ -1985,6 +1990,7 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 
 static int cache_flush(struct ffio_layer *l)
 {
+	CACHE(l)->big_return_ns = 0; /* I/O, not work: see behind_pays */
 	int err = flush_all(CACHE(l));
 	int e2 = ffio_below_flush(l);
 	return err < 0 ? err : e2;
@@ -1993,6 +1999,7 @@ static int cache_flush(struct ffio_layer *l)
 static int cache_fsync(struct ffio_layer *l, int datasync)
 {
 	struct cache *c = CACHE(l);
+	c->big_return_ns = 0; /* I/O, not work: see behind_pays */
 	int err = flush_all(c);
 	int e2 = ffio_below_fsync(l, datasync);
 	drop_clean(c);
