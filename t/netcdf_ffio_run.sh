@@ -21,7 +21,9 @@ if command -v ncrcat >/dev/null 2>&1; then
 	cp "$dir/raw.nc" "$dir/in1.nc"
 	env -u LD_PRELOAD -u FF_IO_OPTS ncrcat -O -h "$dir/raw.nc" "$dir/in1.nc" "$dir/cat.raw.nc" 2>"$dir/err"
 	ok $? "raw ncrcat" "$dir/err"
-	env -u FF_IO_OPTS FF_IO_OPEN_DIAGS=1 FF_IO_LOGFILE="$dir/n.log" \
+	# (a sanitizer build preloads its runtime too: NCO's libraries call
+	# stat from their constructors, before it would be initialised)
+	env -u FF_IO_OPTS ${FFIO_SAN_PRELOAD:+LD_PRELOAD=$FFIO_SAN_PRELOAD} FF_IO_OPEN_DIAGS=1 FF_IO_LOGFILE="$dir/n.log" \
 		"$run" --netcdf ncrcat -O -h "$dir/raw.nc" "$dir/in1.nc" "$dir/cat.nc" 2>"$dir/err" &&
 		cmp "$dir/cat.raw.nc" "$dir/cat.nc" >>"$dir/err" 2>&1
 	ok $? "ffio-run --netcdf ncrcat: output byte-identical to raw" "$dir/err"
