@@ -1,5 +1,5 @@
 /* t/cache_huge.c -- page buffers of a cache that grew past 4 MiB come from
- * huge-page chunks, are given back when pages are dropped (fsync) and
+ * huge-page chunks (pages of 4 KiB to 1 MiB), are given back when pages are dropped (fsync) and
  * reused: the data read back and the file's bytes stay exact through
  * growth, drop and reuse, and over an asynchronous bottom (uring) through
  * large writes that are written around or behind. */
@@ -87,7 +87,8 @@ static void run(const char *spec)
 
 int main(void)
 {
-	const char *specs[] = {"cache:256k:32:0", "cache.sieve:1m:8:2", "cache:512k:24:0, uring:8"};
+	const char *specs[] = {"cache:256k:32:0", "cache.sieve:1m:8:2", "cache:512k:24:0, uring:8",
+			       "cache:16k:512:4", "cache:4k:2048:8"};
 	int nspecs = (int)(sizeof specs / sizeof specs[0]);
 
 	model = malloc(FILE_SIZE);
