@@ -47,7 +47,7 @@
  * file's first touch of its cache then costs one fault per 2 MiB instead
  * of one per 4 KiB (bench/netcdf_tilerec.sh), and small pages no mapping
  * each (bench/netcdf_seed.sh over cache:64k:1024:8: six readers took 2.3
- * times as long as raw with a mapping per page, 0.4-0.6 times carved).
+ * times as long as raw with a mapping per page, 0.4-1.0 times carved).
  * Pages that are not a multiple of a block, or do not divide the chunk,
  * have buffers of their own. */
 #define HUGE_CHUNK ((size_t)2 << 20)
