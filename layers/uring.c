@@ -293,28 +293,19 @@ static int slot_prepare_pieces(struct uring *u, struct uring_slot *s, const stru
 	struct uring_piece *pc = malloc(np * sizeof *pc + ((size_t)cnt + np) * sizeof(struct iovec));
 	if (!pc)
 		return -ENOMEM;
+	/* cut the vector: cnt + np entries hold every piece whole */
 	struct iovec *v = (struct iovec *)(pc + np);
-	int i = 0;
-	size_t skip = 0, at = 0;
-	for (size_t k = 0; k < np; k++) { /* cut the vector */
-		size_t len = n - at < FFIO_WRITE_PIECE ? n - at : FFIO_WRITE_PIECE, got = 0;
-		pc[k] = (struct uring_piece){.s = s, .len = len, .iov = v, .cnt = 0};
-		while (got < len) {
-			size_t take = iov[i].iov_len - skip < len - got ? iov[i].iov_len - skip : len - got;
-			v[pc[k].cnt++] = (struct iovec){(char *)iov[i].iov_base + skip, take};
-			got += take;
-			skip += take;
-			if (skip == iov[i].iov_len) {
-				i++;
-				skip = 0;
-			}
-		}
+	struct ffio_iov_cursor cur = {.iov = iov, .cnt = cnt};
+	int room = cnt + (int)np;
+	for (size_t k = 0; k < np; k++) {
+		pc[k] = (struct uring_piece){.s = s, .iov = v};
+		pc[k].cnt = ffio_iov_take(&cur, FFIO_WRITE_PIECE, v, room, &pc[k].len);
 		v += pc[k].cnt;
-		at += len;
+		room -= pc[k].cnt;
 	}
 	s->pieces = pc;
 	s->npieces = s->pieces_left = (unsigned)np;
-	size_t k;
+	size_t k, at;
 	for (k = 0, at = 0; k < np; at += pc[k].len, k++) {
 		struct io_uring_sqe *sqe = ring_sqe(u);
 		if (!sqe)
@@ -350,10 +341,10 @@ static int slot_prepare(struct uring *u, struct uring_slot *s)
 	struct io_uring_sqe *sqe = ring_sqe(u);
 	if (!sqe)
 		return -EAGAIN;
+	unsigned flags = IOSQE_FIXED_FILE;
 	if (r->op == FFIO_OP_FSYNC || r->op == FFIO_OP_FDATASYNC) {
 		io_uring_prep_fsync(sqe, RING_FILE, r->op == FFIO_OP_FDATASYNC ? IORING_FSYNC_DATASYNC : 0);
-		/* after everything submitted before it */
-		io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE | IOSQE_IO_DRAIN);
+		flags |= IOSQE_IO_DRAIN; /* after everything submitted before it */
 	} else {
 		const struct iovec *iov;
 		int cnt;
@@ -370,20 +361,19 @@ static int slot_prepare(struct uring *u, struct uring_slot *s)
 				io_uring_prep_read(sqe, RING_FILE, iov[0].iov_base, iov[0].iov_len, off);
 			else
 				io_uring_prep_readv(sqe, RING_FILE, iov, cnt, off);
-			io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE);
 		} else {
 			if (cnt == 1)
 				io_uring_prep_write(sqe, RING_FILE, iov[0].iov_base, iov[0].iov_len, off);
 			else
 				io_uring_prep_writev(sqe, RING_FILE, iov, cnt, off);
-			io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE);
 			/* A large buffered write would otherwise be copied into the
 			 * page cache inside io_uring_enter, in the application's
 			 * time: hand it to a kernel worker so that it overlaps. */
 			if (!(u->flags & URING_DIRECT) && s->want - s->done >= ASYNC_WRITE_MIN)
-				io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE | IOSQE_ASYNC);
+				flags |= IOSQE_ASYNC;
 		}
 	}
+	io_uring_sqe_set_flags(sqe, flags);
 	io_uring_sqe_set_data(sqe, s);
 	u->prepared++;
 	return 0;

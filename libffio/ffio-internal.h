@@ -457,6 +457,17 @@ static inline size_t ffio_iov_len(const struct iovec *iov, int iovcnt)
 }
 uint64_t ffio_now_ns(void); /* CLOCK_MONOTONIC */
 
+/* A position in an iovec array: entry i, skip bytes into it. */
+struct ffio_iov_cursor {
+	const struct iovec *iov;
+	int cnt, i;
+	size_t skip;
+};
+/* Describe in part[0..max_parts) the next bytes of the array, at most max,
+ * and move the cursor past them.  Returns the entries used; *len the bytes
+ * (0 at the end). */
+int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int max_parts, size_t *len);
+
 /* A buffered write to the kernel, in calls of at most FFIO_WRITE_PIECE
  * bytes (real.c says why); a short or failed call ends it.  Returns the
  * bytes written (or -errno when none were) and adds the calls made to

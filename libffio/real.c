@@ -89,47 +89,41 @@ static ssize_t write_once(int fd, const struct iovec *iov, int iovcnt, off_t off
 	return r < 0 ? -errno : r;
 }
 
+int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int max_parts, size_t *len)
+{
+	size_t got = 0;
+	int n = 0;
+	while (c->i < c->cnt && n < max_parts && got < max) {
+		size_t take = c->iov[c->i].iov_len - c->skip;
+		if (take > max - got)
+			take = max - got;
+		part[n++] = (struct iovec){(char *)c->iov[c->i].iov_base + c->skip, take};
+		got += take;
+		c->skip += take;
+		if (c->skip == c->iov[c->i].iov_len) {
+			c->i++;
+			c->skip = 0;
+		}
+	}
+	*len = got;
+	return n;
+}
+
 ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls)
 {
 	if (ffio_iov_len(iov, iovcnt) <= FFIO_WRITE_PIECE)
 		return write_once(fd, iov, iovcnt, off, calls);
 
+	struct ffio_iov_cursor cur = {.iov = iov, .cnt = iovcnt};
 	struct iovec part[PIECE_IOVS];
-	size_t done = 0, skip = 0; /* skip: bytes of iov[i] in earlier pieces */
-	int i = 0;
-	while (i < iovcnt) {
-		size_t want = 0;
-		int n = 0;
-		for (int j = i; j < iovcnt && n < PIECE_IOVS && want < FFIO_WRITE_PIECE; j++) {
-			size_t from = j == i ? skip : 0, len = iov[j].iov_len - from;
-			if (len > FFIO_WRITE_PIECE - want)
-				len = FFIO_WRITE_PIECE - want;
-			part[n++] = (struct iovec){(char *)iov[j].iov_base + from, len};
-			want += len;
-		}
-		if (want == 0) { /* only empty entries left */
-			break;
-		}
+	size_t done = 0, want;
+	int n;
+	while ((n = ffio_iov_take(&cur, FFIO_WRITE_PIECE, part, PIECE_IOVS, &want)) > 0 && want > 0) {
 		ssize_t r = write_once(fd, part, n, off + (off_t)done, calls);
 		if (r < 0)
 			return done > 0 ? (ssize_t)done : r;
 		done += (size_t)r;
-		for (size_t adv = (size_t)r; adv > 0;) { /* step over what went */
-			size_t left = iov[i].iov_len - skip;
-			if (adv < left) {
-				skip += adv;
-				adv = 0;
-			} else {
-				adv -= left;
-				i++;
-				skip = 0;
-			}
-		}
-		while (i < iovcnt && iov[i].iov_len == skip) { /* and over emptied entries */
-			i++;
-			skip = 0;
-		}
-		if ((size_t)r < want)
+		if ((size_t)r < want) /* short: the bytes written so far are the result */
 			break;
 	}
 	return (ssize_t)done;
