@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "mpi_quiet.h"
 
 #define CHECK(call)                                                                     \
 	do {                                                                            \
@@ -43,28 +44,8 @@ static size_t nlon = 240, nlat = 240, nlev = 60, px = 3, py = 2, reps = 3;
 static size_t t_start[3], t_count[3]; /* this worker's tile (lev, lat, lon) */
 static float *tile;
 
-/* This machine runs more ranks than it has cores, and MPICH waits by
- * spinning: a rank spinning in a barrier or a send takes the core from
- * the rank doing the I/O, and the figures measure the scheduler.  So the
- * benchmark's own waits poll and sleep 20 us between polls. */
-static void polite_wait(MPI_Request *req)
-{
-	const struct timespec pause = {0, 20000};
-	int done = 0;
-	for (;;) {
-		MPI_Test(req, &done, MPI_STATUS_IGNORE);
-		if (done)
-			return;
-		nanosleep(&pause, NULL);
-	}
-}
-
-static void polite_barrier(void)
-{
-	MPI_Request req;
-	MPI_Ibarrier(MPI_COMM_WORLD, &req);
-	polite_wait(&req);
-}
+/* The benchmark's own waits poll and sleep between polls (mpi_quiet.h). */
+#define PAUSE_NS 20000
 
 static void tile_of(int w, size_t *start, size_t *count)
 {
@@ -116,7 +97,7 @@ static double method1(const char *path)
 {
 	double t0;
 	remove_old(path);
-	polite_barrier();
+	quiet_barrier(PAUSE_NS);
 	t0 = MPI_Wtime();
 	if (rank == 0) {
 		int varid, ncid = define(path, &varid);
@@ -136,9 +117,9 @@ static double method1(const char *path)
 	} else {
 		MPI_Request req;
 		MPI_Isend(tile, (int)(t_count[0] * t_count[1] * t_count[2]), MPI_FLOAT, 0, 0, MPI_COMM_WORLD, &req);
-		polite_wait(&req);
+		quiet_wait(&req, PAUSE_NS);
 	}
-	polite_barrier();
+	quiet_barrier(PAUSE_NS);
 	return MPI_Wtime() - t0;
 }
 
@@ -152,7 +133,7 @@ static double method2(const char *path)
 	uint32_t *be = malloc((n ? n : 1) * sizeof *be);
 
 	remove_old(path);
-	polite_barrier();
+	quiet_barrier(PAUSE_NS);
 	t0 = MPI_Wtime();
 	if (rank == 0) {
 		int varid, ncid = define(path, &varid);
@@ -186,7 +167,7 @@ static double method2(const char *path)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_File_close(&fh);
 	MPI_Type_free(&view);
-	polite_barrier();
+	quiet_barrier(PAUSE_NS);
 	free(be);
 	return MPI_Wtime() - t0;
 }
@@ -196,7 +177,7 @@ static double tile_read(const char *path, int cold)
 	double t0;
 	if (cold && rank == 0)
 		drop_cached(path);
-	polite_barrier();
+	quiet_barrier(PAUSE_NS);
 	t0 = MPI_Wtime();
 	if (rank > 0) {
 		int ncid, varid;
@@ -214,7 +195,7 @@ static double tile_read(const char *path, int cold)
 		}
 		free(buf);
 	}
-	polite_barrier();
+	quiet_barrier(PAUSE_NS);
 	return MPI_Wtime() - t0;
 }
 

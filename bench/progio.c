@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <mpi.h>
+#include "mpi_quiet.h"
 
 #ifdef PROGIO_FFAPI
 #include "ffio.h"
@@ -257,29 +258,17 @@ static void mpi_check(int rc, const char *what)
 	exit(2);
 }
 
-/* A barrier that waits without spinning.  With more processes than cores,
+/* Waits without spinning (mpi_quiet.h): with more processes than cores,
  * MPICH's busy-polling collectives take the CPU from the processes still
- * doing I/O; this one polls every 50 us and sleeps in between. */
-static void quiet_barrier(void)
-{
-	MPI_Request req;
-	int done = 0;
-	mpi_check(MPI_Ibarrier(MPI_COMM_WORLD, &req), "MPI_Ibarrier");
-	for (;;) {
-		mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
-		if (done)
-			break;
-		struct timespec ts = { 0, 50000 };
-		nanosleep(&ts, NULL);
-	}
-}
+ * doing I/O.  Polls every 50 us. */
+#define QUIET_PAUSE_NS 50000
 
 /* MPI-IO's open, sync and close on the common file are collective: meet
  * first in a sleeping barrier so that they find every process ready. */
 static void before_collective(const struct options *o)
 {
 	if (o->version == V_MPIIO && o->prog == 2)
-		quiet_barrier();
+		quiet_barrier(QUIET_PAUSE_NS);
 }
 
 /* An open file of any version. */
@@ -444,7 +433,7 @@ int main(int argc, char **argv)
 		if (unlink(path) < 0 && errno != ENOENT)
 			die(path, errno);
 	}
-	quiet_barrier();
+	quiet_barrier(QUIET_PAUSE_NS);
 
 	double t_write = 0, t_read = 0;
 	size_t wrong = 0;
@@ -485,7 +474,7 @@ int main(int argc, char **argv)
 		wrong += pattern_check(rbuf, o.size, it);
 	}
 
-	quiet_barrier(); /* ranks done early must not spin while others work */
+	quiet_barrier(QUIET_PAUSE_NS); /* ranks done early must not spin while others work */
 	double mine[3] = { t_write + t_read, t_write, t_read }, maxv[3], minv;
 	unsigned long long wrong_all = 0, wrong_mine = wrong;
 	MPI_Reduce(mine, maxv, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
