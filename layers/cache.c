@@ -496,6 +496,15 @@ static off_t pg_start(const struct cache *c, int64_t pno)
 	return (off_t)pno * (off_t)c->page;
 }
 
+/* The part of [o, o + left) within o's page: the page, the offset in it
+ * (*lo), and the length returned. */
+static size_t pg_span(const struct cache *c, off_t o, size_t left, int64_t *pno, uint32_t *lo)
+{
+	*pno = o / (off_t)c->page;
+	*lo = (uint32_t)(o - pg_start(c, *pno));
+	return c->page - *lo < left ? c->page - *lo : left;
+}
+
 static int pg_complete(const struct cache *c, const struct cpage *p)
 {
 	if (p->next_ext != 1 || p->ext[0].lo != 0 || p->holes)
@@ -1581,9 +1590,9 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 		return err;
 	while (done < n) {
 		off_t o = off + (off_t)done;
-		int64_t pno = o / (off_t)c->page;
-		uint32_t lo = (uint32_t)(o - pg_start(c, pno));
-		size_t len = c->page - lo < n - done ? c->page - lo : n - done;
+		int64_t pno;
+		uint32_t lo;
+		size_t len = pg_span(c, o, n - done, &pno, &lo);
 		struct cpage *p = pg_find(c, pno);
 
 		if (!p) {
@@ -1882,9 +1891,9 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	}
 	while (done < n) {
 		off_t o = off + (off_t)done;
-		int64_t pno = o / (off_t)c->page;
-		uint32_t lo = (uint32_t)(o - pg_start(c, pno));
-		size_t len = c->page - lo < n - done ? c->page - lo : n - done;
+		int64_t pno;
+		uint32_t lo;
+		size_t len = pg_span(c, o, n - done, &pno, &lo);
 		struct cpage *p = pg_find(c, pno);
 		uint32_t hi = lo + (uint32_t)len;
 
