@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -40,11 +41,11 @@ static const struct ffio_flag event_flags[] = {
 /* The operations counted, in the order the summary lists them. */
 enum ev_op {
 	EV_OPEN, EV_READ, EV_WRITE, EV_AREAD, EV_AWRITE, EV_FLUSH, EV_FSYNC,
-	EV_AFSYNC, EV_TRUNCATE, EV_SIZE, EV_INVALIDATE, EV_CLOSE, EV_NOPS
+	EV_AFSYNC, EV_TRUNCATE, EV_SIZE, EV_INVALIDATE, EV_WILLNEED, EV_ADVISE, EV_CLOSE, EV_NOPS
 };
 static const char *const ev_op_name[EV_NOPS] = {
 	"open", "read", "write", "aread", "awrite", "flush", "fsync",
-	"afsync", "truncate", "size", "invalidate", "close",
+	"afsync", "truncate", "size", "invalidate", "willneed", "advise", "close",
 };
 
 #define EV_BUCKETS 64 /* bucket 0: size 0; bucket k: [2^(k-1), 2^k) */
@@ -247,10 +248,12 @@ static void ev_trace(struct event *ev, enum ev_op op, off_t off, size_t n, int64
 			 ev_op_name[op], (long long)off, n, res, ns / 1e9);
 	} else {
 		text_add(&t, "ffio: %s trace: %s", label, ev_op_name[op]);
-		if (op == EV_READ || op == EV_WRITE || op == EV_AREAD || op == EV_AWRITE)
+		if (op == EV_READ || op == EV_WRITE || op == EV_AREAD || op == EV_AWRITE || op == EV_WILLNEED)
 			text_add(&t, " off=%lld size=%zu", (long long)off, n);
 		else if (op == EV_TRUNCATE)
 			text_add(&t, " len=%lld", (long long)off);
+		else if (op == EV_ADVISE)
+			text_add(&t, " %s", off == POSIX_FADV_RANDOM ? "random" : off == POSIX_FADV_NORMAL ? "normal" : "other");
 		text_add(&t, " res=%" PRId64 " time=%.6fs\n", res, ns / 1e9);
 	}
 	ffio_log_raw(t.buf, t.len);
@@ -291,7 +294,7 @@ static void summary_text(struct event *ev, struct ev_text *t, const char *label)
 		if (!ev->count[op])
 			continue;
 		text_add(t, "  %-10s %12" PRIu64 " %8" PRIu64 " ", ev_op_name[op], ev->count[op], ev->errors[op]);
-		if (op == EV_READ || op == EV_WRITE || op == EV_AREAD || op == EV_AWRITE) {
+		if (op == EV_READ || op == EV_WRITE || op == EV_AREAD || op == EV_AWRITE || op == EV_WILLNEED) {
 			if (div == 1.0)
 				text_add(t, "%16" PRIu64, ev->bytes[op]);
 			else
@@ -512,6 +515,26 @@ static int event_invalidate(struct ffio_layer *l)
 	return rc;
 }
 
+/* Read hints: WILLNEED is counted with its range (bytes); the kernel's
+ * read-ahead turned off or on (RANDOM, NORMAL) as "advise", the advice
+ * shown as the offset in the trace. */
+static int event_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
+{
+	uint64_t t0 = ffio_now_ns();
+	int rc = ffio_below_advise(l, off, len, advice);
+	struct event *ev = EV(l);
+
+	if (advice == POSIX_FADV_WILLNEED) {
+		pthread_mutex_lock(&ev->lock);
+		ev_count(ev, EV_WILLNEED, rc, rc == 0 ? (uint64_t)len : 0, ffio_now_ns() - t0);
+		pthread_mutex_unlock(&ev->lock);
+		ev_trace(ev, EV_WILLNEED, off, (size_t)len, rc, ffio_now_ns() - t0);
+	} else {
+		ev_other(ev, EV_ADVISE, advice, rc, ffio_now_ns() - t0);
+	}
+	return rc;
+}
+
 /* Completion of an asynchronous request: count it, then hand it back. */
 static void event_done(struct ffio_req *r)
 {
@@ -621,6 +644,7 @@ const struct ffio_layer_ops ffio_layer_event = {
 	.invalidate = event_invalidate,
 	.submit = event_submit,
 	.stats = event_stats,
+	.advise = event_advise,
 	.atfork_child = event_atfork_child,
 	.atexit = event_atexit,
 };

@@ -106,6 +106,13 @@ static int sys_size(struct ffio_layer *l, off_t *len)
 	return 0;
 }
 
+static int sys_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
+{
+	if ((l->spec->flags & SYS_DIRECT) || (l->file->oflags & O_DIRECT))
+		return -EOPNOTSUPP; /* the page cache is not used */
+	return ffio_real_advise(l->file->fd, off, len, advice);
+}
+
 static int sys_stats(struct ffio_layer *l, struct ffio_stats *st)
 {
 	struct sys *s = (struct sys *)l;
@@ -140,4 +147,5 @@ const struct ffio_layer_ops ffio_layer_sys = {
 	.truncate = sys_truncate,
 	.size = sys_size,
 	.stats = sys_stats,
+	.advise = sys_advise,
 };

@@ -855,6 +855,13 @@ static void uring_atfork_child(struct ffio_layer *l)
 	u->inflight = u->writes = u->prepared = 0;
 }
 
+static int uring_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
+{
+	if ((U(l)->flags & URING_DIRECT) || (l->file->oflags & O_DIRECT))
+		return -EOPNOTSUPP; /* the page cache is not used */
+	return ffio_real_advise(l->file->fd, off, len, advice);
+}
+
 static int uring_stats(struct ffio_layer *l, struct ffio_stats *st)
 {
 	*st = U(l)->st;
@@ -879,6 +886,7 @@ const struct ffio_layer_ops ffio_layer_uring = {
 	.commit = uring_commit,
 	.reap = uring_reap,
 	.stats = uring_stats,
+	.advise = uring_advise,
 	.atfork_child = uring_atfork_child,
 };
 

@@ -128,6 +128,12 @@ struct ffio_layer_ops {
 	 * is being deleted (nc_abort of a file being created).  Optional;
 	 * see ffio_file_discard(). */
 	int (*discard)(struct ffio_layer *l);
+
+	/* A hint about the kernel's page cache, advice as posix_fadvise's:
+	 * WILLNEED starts reading [off, off + len) and returns at once;
+	 * RANDOM and NORMAL turn the kernel's own read-ahead off and on.
+	 * Optional; -EOPNOTSUPP when no layer below can (O_DIRECT, say). */
+	int (*advise)(struct ffio_layer *l, off_t off, off_t len, int advice);
 };
 
 /* Flags and parameters shared between layers that map onto each other
@@ -292,6 +298,7 @@ int ffio_below_fsync(struct ffio_layer *l, int datasync);
 int ffio_below_truncate(struct ffio_layer *l, off_t len);
 int ffio_below_size(struct ffio_layer *l, off_t *len);
 int ffio_below_invalidate(struct ffio_layer *l);
+int ffio_below_advise(struct ffio_layer *l, off_t off, off_t len, int advice);
 int ffio_below_submit(struct ffio_layer *l, struct ffio_req *r);
 int ffio_below_commit(struct ffio_layer *l);
 int ffio_below_reap(struct ffio_layer *l, unsigned min);
@@ -474,5 +481,9 @@ int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int
  * *calls. */
 #define FFIO_WRITE_PIECE ((size_t)512 << 10)
 ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls);
+
+/* The advise method of a bottom over the page cache: posix_fadvise on fd.
+ * 0 or -errno. */
+int ffio_real_advise(int fd, off_t off, off_t len, int advice);
 
 #endif

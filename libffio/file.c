@@ -187,6 +187,12 @@ int ffio_below_invalidate(struct ffio_layer *l)
 	return l->below ? ffio_layer_invalidate(l->below) : 0;
 }
 
+int ffio_below_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
+{
+	struct ffio_layer *x = FIND(l->below, advise);
+	return x ? x->ops->advise(x, off, len, advice) : -EOPNOTSUPP;
+}
+
 /* A stack whose layers below l do not implement submit: perform the
  * request synchronously on the layers below and complete it at once. */
 static int submit_sync(struct ffio_layer *l, struct ffio_req *r)

@@ -4,6 +4,7 @@
 #include "config.h"
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,4 +128,9 @@ ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, of
 			break;
 	}
 	return (ssize_t)done;
+}
+
+int ffio_real_advise(int fd, off_t off, off_t len, int advice)
+{
+	return -ffio_real.posix_fadvise(fd, off, len, advice);
 }

@@ -14,3 +14,6 @@ t_cache_huge_LDADD = libffio.la
 check_PROGRAMS += t/cache_split
 TESTS += t/cache_split
 t_cache_split_LDADD = libffio.la
+check_PROGRAMS += t/cache_hints
+TESTS += t/cache_hints
+t_cache_hints_LDADD = libffio.la
