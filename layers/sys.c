@@ -108,9 +108,7 @@ static int sys_size(struct ffio_layer *l, off_t *len)
 
 static int sys_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	if ((l->spec->flags & SYS_DIRECT) || (l->file->oflags & O_DIRECT))
-		return -EOPNOTSUPP; /* the page cache is not used */
-	return ffio_real_advise(l->file->fd, off, len, advice);
+	return ffio_real_advise(l, (l->spec->flags & SYS_DIRECT) != 0, off, len, advice);
 }
 
 static int sys_stats(struct ffio_layer *l, struct ffio_stats *st)

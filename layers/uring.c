@@ -857,9 +857,7 @@ static void uring_atfork_child(struct ffio_layer *l)
 
 static int uring_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	if ((U(l)->flags & URING_DIRECT) || (l->file->oflags & O_DIRECT))
-		return -EOPNOTSUPP; /* the page cache is not used */
-	return ffio_real_advise(l->file->fd, off, len, advice);
+	return ffio_real_advise(l, (U(l)->flags & URING_DIRECT) != 0, off, len, advice);
 }
 
 static int uring_stats(struct ffio_layer *l, struct ffio_stats *st)

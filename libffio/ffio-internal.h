@@ -482,8 +482,9 @@ int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int
 #define FFIO_WRITE_PIECE ((size_t)512 << 10)
 ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls);
 
-/* The advise method of a bottom over the page cache: posix_fadvise on fd.
- * 0 or -errno. */
-int ffio_real_advise(int fd, off_t off, off_t len, int advice);
+/* The advise method of a bottom over the page cache: posix_fadvise on the
+ * file's descriptor; -EOPNOTSUPP when the bottom opened it O_DIRECT (direct
+ * is its own flag) or the application did.  0 or -errno. */
+int ffio_real_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice);
 
 #endif

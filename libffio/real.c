@@ -130,7 +130,9 @@ ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, of
 	return (ssize_t)done;
 }
 
-int ffio_real_advise(int fd, off_t off, off_t len, int advice)
+int ffio_real_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice)
 {
-	return -ffio_real.posix_fadvise(fd, off, len, advice);
+	if (direct || (l->file->oflags & O_DIRECT))
+		return -EOPNOTSUPP; /* the page cache is not used */
+	return -ffio_real.posix_fadvise(l->file->fd, off, len, advice);
 }
