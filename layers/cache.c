@@ -12,8 +12,9 @@
  * unknown page holds valid bytes only inside its dirty extents.  Dirty
  * extents are a sorted array of disjoint [lo, hi) ranges per page; a known
  * page under sieving keeps one hull extent instead.  An unknown page may
- * also hold one range of clean valid bytes [vlo, vhi) (a record fetched
- * alone by strided read-ahead, or data just written behind).
+ * also hold a few ranges of clean valid bytes (records fetched alone by
+ * strided read-ahead, the parts of runs fetched alone, data just written
+ * behind).
  *
  * Asynchronous I/O below (submit / commit / reap): write-behind of dirty
  * runs and read-ahead are submitted as requests and committed in one
@@ -38,6 +39,7 @@
 
 #define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
 #define MAX_IOV 1024        /* iovecs in one request below (IOV_MAX) */
+#define MAX_VALID 8         /* clean valid ranges an unknown page remembers */
 /* Runs shorter than this are written synchronously: small buffered writes
  * through io_uring are punted to kernel workers and cost more than a
  * pwrite (bench/uring_strided -w). */
@@ -77,7 +79,8 @@ struct cpage {
 	unsigned evicted : 1;             /* written behind to make room (counted) */
 	unsigned chunked : 1;             /* data is carved from a huge chunk */
 	uint16_t inflight;                /* requests below using data */
-	uint32_t vlo, vhi;                /* clean valid bytes of an unknown page */
+	uint8_t nvalid;                   /* clean valid ranges of an unknown page: */
+	struct cext valid[MAX_VALID];     /* sorted, disjoint, not touching */
 };
 
 /* The page budget: one per file, or one per entry with .shared. */
@@ -129,9 +132,16 @@ struct cache {
 	off_t ra_hinted;             /* records before this offset were hinted */
 	int kernel_ra_off;           /* the kernel's read-ahead is off (RANDOM) */
 
+	/* runs: sequential reads that jump ahead now and then (see ra_runs) */
+	off_t run_start;             /* where the current run began */
+	int run_reads;               /* reads in it so far */
+	off_t run_len, run_prev_len; /* the last two runs' lengths (0: none, or one read) */
+	off_t run_stride;            /* from the last run's start to this one's */
+	off_t run_hinted;            /* runs starting before this offset were hinted */
+
 	/* statistics */
 	uint64_t n_read, b_read, n_write, b_write;
-	uint64_t hits, misses, ra_used, ra_wasted, ra_hints;
+	uint64_t hits, misses, ra_used, ra_wasted, ra_hints, run_loads;
 	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
 	uint64_t ev_clean, ev_complete, ev_gaps, bypass;
 	uint64_t async_writes, async_reads;
@@ -283,6 +293,61 @@ static int ext_covers(const struct cpage *p, uint32_t lo, uint32_t hi)
 			b = m;
 	}
 	return a < p->next_ext && p->ext[a].lo <= lo && p->ext[a].hi >= hi;
+}
+
+/* ---- clean valid ranges of an unknown page ------------------------------ */
+
+/* Remember [lo, hi) as valid, merging with the ranges it touches.
+ * -ENOSPC when that would make more than MAX_VALID ranges. */
+static int valid_add(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	int n = p->nvalid, a = 0, b;
+
+	while (a < n && p->valid[a].hi < lo)
+		a++;
+	for (b = a; b < n && p->valid[b].lo <= hi; b++)
+		;
+	if (a == b) { /* touches none: a new range at a */
+		if (n == MAX_VALID)
+			return -ENOSPC;
+		memmove(&p->valid[a + 1], &p->valid[a], (size_t)(n - a) * sizeof *p->valid);
+		p->valid[a] = (struct cext){lo, hi};
+		p->nvalid++;
+		return 0;
+	}
+	struct cext m = {lo < p->valid[a].lo ? lo : p->valid[a].lo, hi > p->valid[b - 1].hi ? hi : p->valid[b - 1].hi};
+	p->valid[a] = m;
+	memmove(&p->valid[a + 1], &p->valid[b], (size_t)(n - b) * sizeof *p->valid);
+	p->nvalid = (uint8_t)(n - (b - a - 1));
+	return 0;
+}
+
+/* Is [lo, hi) inside one valid range?  The range holding lo (or ending at
+ * it) is returned in *at, else -1. */
+static int valid_covers(const struct cpage *p, uint32_t lo, uint32_t hi, int *at)
+{
+	*at = -1;
+	for (int i = 0; i < p->nvalid; i++)
+		if (p->valid[i].lo <= lo && lo <= p->valid[i].hi) {
+			*at = i;
+			return hi <= p->valid[i].hi;
+		}
+	return 0;
+}
+
+/* The file ends at cut within the page: nothing valid past it. */
+static void valid_cut(struct cpage *p, uint32_t cut)
+{
+	int n = 0;
+	for (int i = 0; i < p->nvalid; i++) {
+		if (p->valid[i].lo >= cut)
+			break;
+		p->valid[n] = p->valid[i];
+		if (p->valid[n].hi > cut)
+			p->valid[n].hi = cut;
+		n++;
+	}
+	p->nvalid = (uint8_t)n;
 }
 
 /* A known page under sieving needs only the hull of its dirty bytes. */
@@ -638,7 +703,7 @@ static void write_done(struct ffio_req *r)
 			p->known = 0;
 			p->ra = 0;
 			p->failed = 1; /* seen by a flush_set still running (sync below) */
-			p->vlo = p->vhi = 0;
+			p->nvalid = 0;
 		}
 		ffio_file_set_error(c->base.file, (int)res);
 	} else {
@@ -669,8 +734,7 @@ static void read_done(struct ffio_req *r)
 		if (a->sparse) {
 			size_t want = a->hi - a->lo, have = (size_t)res < want ? (size_t)res : want;
 			memset(p->data + a->lo + have, 0, want - have); /* past the end of file */
-			p->vlo = a->lo;
-			p->vhi = a->hi;
+			valid_add(p, a->lo, a->hi); /* no room: a later read fetches it again */
 		} else {
 			size_t at = (size_t)j * c->page;
 			size_t have = (size_t)res > at ? (size_t)res - at : 0;
@@ -844,7 +908,7 @@ static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
 	hash_remove(c, p);
 	p->pno = pno;
 	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = 0;
-	p->vlo = p->vhi = 0;
+	p->nvalid = 0;
 	p->next_ext = 0;
 	size_t h = hash_of(c, pno);
 	p->hnext = c->hash[h];
@@ -1038,7 +1102,7 @@ static int pg_load(struct cache *c, struct cpage *p)
 		memset(p->data + at, 0, c->page - at);
 	}
 	p->known = 1;
-	p->vlo = p->vhi = 0;
+	p->nvalid = 0;
 	if (is_sieve(c) && p->next_ext > 1) {
 		ext_to_hull(p);
 		p->holes = 1;
@@ -1330,11 +1394,11 @@ static int flush_set(struct cache *c, struct cpage **set, size_t n)
 		struct cpage *p = set[i];
 		if (p->failed) {
 			p->known = 0; /* its data never reached the file: forget it */
-			p->vlo = p->vhi = 0;
+			p->nvalid = 0;
 		} else if (!p->known && p->next_ext == 1) {
-			/* what was written stays readable from memory */
-			p->vlo = p->ext[0].lo;
-			p->vhi = p->ext[0].hi;
+			/* what was written stays readable from memory (no room: it
+			 * is read again when asked for) */
+			valid_add(p, p->ext[0].lo, p->ext[0].hi);
 		}
 		pg_set_clean(c, p);
 		p->failed = 0;
@@ -1401,7 +1465,7 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 			memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
 		} else { /* cannot touch its buffer: forget what it held */
 			p->known = 0;
-			p->vlo = p->vhi = 0;
+			p->nvalid = 0;
 		}
 		if (p->next_ext) {
 			if (ext_remove(p, (uint32_t)(a - ps), (uint32_t)(b - ps)) < 0) {
@@ -1682,6 +1746,42 @@ static int ra_sparse(const struct cache *c)
 	       c->ra_last_len * 4 <= c->page;
 }
 
+/* Runs: sequential reads that jump ahead between runs, as netCDF reads a
+ * worker's tile of a 3-D array, window after window through the part of
+ * each plane that is the worker's, then on to the next plane.  Follow
+ * them: the length of the last two runs (of two reads or more each) and
+ * the distance between run starts. */
+static void run_track(struct cache *c, off_t off)
+{
+	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
+		c->run_reads++;
+		return;
+	}
+	if (c->ra_valid) {
+		off_t end = c->ra_last_off + (off_t)c->ra_last_len;
+		c->run_prev_len = c->run_len;
+		c->run_len = c->run_reads >= 2 && end > c->run_start ? end - c->run_start : 0;
+		c->run_stride = off - c->run_start;
+		if (off < c->run_start)
+			c->run_hinted = 0; /* back to an earlier part of the file */
+	}
+	c->run_start = off;
+	c->run_reads = 1;
+}
+
+/* Do runs hold: the last two of about the same length (within a quarter),
+ * at most half a page, and the next run starting at least half a run past
+ * the end of the last?  Then whole pages would mostly hold bytes the
+ * application skips (a 1 MiB page holds four planes of a tile read of
+ * which the worker needs half), and a miss fetches only what the run
+ * still needs of the page (run_load). */
+static int ra_runs(const struct cache *c)
+{
+	off_t len = c->run_len, d = len - c->run_prev_len;
+	return !c->direct && len > 0 && c->run_prev_len > 0 && d * 4 <= len && -d * 4 <= len &&
+	       len * 2 <= (off_t)c->page && c->run_stride * 2 >= len * 3;
+}
+
 /* Submit reads of the absent pages pnos[0..m) (ascending, adjacent ones in
  * one request) into new pages; they arrive later (read_done). */
 static void ra_pages(struct cache *c, const int64_t *pnos, int m)
@@ -1856,6 +1956,27 @@ static int ra_hint_pages(struct cache *c, const int64_t *pnos, int m, off_t size
 	return 0;
 }
 
+/* Runs ahead: a hint for each of the next AHEAD runs not hinted yet, with
+ * the kernel's own read-ahead off (it would read the gaps between them
+ * too); each run's part of a page is fetched when the application gets
+ * to it (run_load). */
+static void ra_hint_runs(struct cache *c, off_t size)
+{
+	off_t len = c->run_len + c->run_len / 8;
+
+	kernel_readahead(c, 0);
+	for (int k = 1; k <= c->ahead; k++) {
+		off_t ro = c->run_start + (off_t)k * c->run_stride;
+		if (ro >= size)
+			break;
+		if (ro < c->run_hinted)
+			continue;
+		if (ra_hint(c, ro, len < size - ro ? len : size - ro) < 0)
+			return;
+		c->run_hinted = ro + 1;
+	}
+}
+
 /* Follow the access pattern: remember it, and when it holds, make sure the
  * next AHEAD pages (or records, sparse) along it are cached or on their
  * way: requests submitted together and committed in one batch, topped up
@@ -1864,6 +1985,7 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 {
 	off_t step;
 
+	run_track(c, off);
 	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
 		c->ra_stride = 0;
 		c->ra_hits++;
@@ -1877,9 +1999,17 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 	c->ra_valid = 1;
 	c->ra_last_off = off;
 	c->ra_last_len = n;
-	if (c->ahead <= 0 || c->ra_hits < 1 || !c->can_read)
+	if (c->ahead <= 0 || !c->can_read)
+		return;
+	if (ra_runs(c)) {
+		ra_hint_runs(c, size);
+		return;
+	}
+	if (c->ra_hits < 1)
 		return;
 	kernel_readahead(c, c->ra_stride == 0);
+	if (c->ra_stride == 0 && !c->async_below && !c->kernel_ra_off && !c->no_advise)
+		return; /* sequential over a synchronous stack: the kernel reads ahead, pages load on demand */
 	off_t next = c->ra_stride ? off + c->ra_stride : off + (off_t)n;
 	step = c->ra_stride ? c->ra_stride : (off_t)c->page;
 	int window = c->ahead;
@@ -1939,15 +2069,45 @@ static int pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t
 	if ((err = pg_wait(c, p)) < 0 || (err = below_readv(c, &iov, 1, pg_start(c, p->pno) + lo, &got)) < 0)
 		return err;
 	memset(p->data + lo + got, 0, hi - lo - got);
-	p->vlo = lo;
-	p->vhi = hi;
+	if (valid_add(p, lo, hi) < 0) { /* no room: this range alone */
+		p->nvalid = 0;
+		valid_add(p, lo, hi);
+	}
 	return 0;
+}
+
+/* A miss at [lo, hi) of page p (no dirty bytes) while runs hold: fetch
+ * up to where the current run, begun at start, should end (its length as
+ * the last one's, an eighth more to spare; past that, a quarter run at a
+ * time), within the page; from the end of the valid range lo is in, if
+ * any (the range grows).  When that range holds an earlier run's bytes,
+ * the application reads the page through, run after run (tiles side by
+ * side): the whole page is loaded. */
+static int run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t start)
+{
+	off_t ps = pg_start(c, p->pno), end = start + c->run_len + c->run_len / 8;
+	int err;
+
+	if ((err = pg_wait(c, p)) < 0)
+		return err;
+	if (end < ps + (off_t)hi)
+		end = ps + (off_t)hi + c->run_len / 4;
+	if (end > ps + (off_t)c->page)
+		end = ps + (off_t)c->page;
+	int at;
+	if (valid_covers(p, lo, hi, &at))
+		return 0; /* arrived while waiting */
+	if (at >= 0 && ps + (off_t)p->valid[at].lo < start)
+		return pg_load(c, p); /* this run goes on from an earlier one's bytes: all of the page is wanted */
+	c->run_loads++;
+	return pg_load_range(c, p, at >= 0 ? p->valid[at].hi : lo, (uint32_t)(end - ps));
 }
 
 /* A large read that goes around the cache: when it continues the one
  * before it, the kernel reads ahead (see kernel_readahead). */
 static void around_ahead(struct cache *c, off_t off, size_t n)
 {
+	run_track(c, off);
 	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len)
 		kernel_readahead(c, 1);
 	c->ra_hinted = 0;
@@ -1998,6 +2158,9 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		around_ahead(c, off, n);
 		return read_around(c, buf, n, off);
 	}
+	off_t run0 = c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len ? c->run_start : off;
+	off_t below_end = 0; /* pages past it are zeros: whole ones cost no read */
+	int runs_now = ra_runs(c) && disk_size(c, &below_end) == 0;
 	while (done < n) {
 		off_t o = off + (off_t)done;
 		int64_t pno;
@@ -2005,12 +2168,16 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		size_t len = pg_span(c, o, n - done, &pno, &lo);
 		struct cpage *p = pg_find(c, pno);
 		uint32_t hi = lo + (uint32_t)len;
+		int runs = runs_now && pg_start(c, pno) < below_end;
 
 		if (p && p->reading && (err = pg_wait(c, p)) < 0) /* read-ahead on its way */
 			return done ? (ssize_t)done : err;
-		if (p && !p->known && !ext_covers(p, lo, hi) && !(lo >= p->vlo && hi <= p->vhi)) {
+		int at;
+		if (p && !p->known && !ext_covers(p, lo, hi) && !valid_covers(p, lo, hi, &at)) {
 			c->misses++;
-			if (!p->next_ext && ra_sparse(c))
+			if (!p->next_ext && runs)
+				err = run_load(c, p, lo, hi, run0);
+			else if (!p->next_ext && ra_sparse(c))
 				err = pg_load_range(c, p, lo, hi);
 			else
 				err = pg_load(c, p);
@@ -2022,13 +2189,14 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 				p->ra = 0;
 				c->ra_used++;
 			}
-		} else if (ra_sparse(c)) {
-			/* absent, strided records: fetch just this one */
+		} else if (runs || ra_sparse(c)) {
+			/* absent: what the run needs of it, or just this strided record */
 			uint64_t t0 = ffio_now_ns();
 			c->misses++;
-			if ((err = pg_new(c, pno, &p)) == 0 && (err = pg_load_range(c, p, lo, hi)) < 0)
+			if ((err = pg_new(c, pno, &p)) == 0 &&
+			    (err = runs ? run_load(c, p, lo, hi, run0) : pg_load_range(c, p, lo, hi)) < 0)
 				pg_free(c, p);
-			if (err == 0 && ffio_now_ns() - t0 > COLD_READ_NS)
+			if (err == 0 && !runs && ffio_now_ns() - t0 > COLD_READ_NS)
 				c->ra_cold = 1;
 			if (err < 0 && err != -EAGAIN)
 				return done ? (ssize_t)done : err;
@@ -2097,10 +2265,7 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 				continue;
 			}
 			memset(p->data + cut, 0, c->page - cut);
-			if (p->vhi > cut)
-				p->vhi = cut;
-			if (p->vlo >= p->vhi)
-				p->vlo = p->vhi = 0;
+			valid_cut(p, cut);
 		}
 	}
 	/* recount the dirty pages: cutting may have emptied some */
@@ -2279,12 +2444,12 @@ static void report(struct cache *c)
 		     "ffio cache %s: %s\n"
 		     "  reads %" PRIu64 " (%" PRIu64 " bytes), writes %" PRIu64 " (%" PRIu64 " bytes)\n"
 		     "  page hits %" PRIu64 ", misses %" PRIu64 ", read-ahead used %" PRIu64 ", wasted %" PRIu64
-		     ", read hints below %" PRIu64 "\n"
+		     ", read hints below %" PRIu64 ", fetches along runs %" PRIu64 "\n"
 		     "  below: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64 " bytes); %" PRIu64 " requests went around the cache\n"
 		     "  asynchronous: %" PRIu64 " writes, %" PRIu64 " reads\n"
 		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps\n",
 		     label, c->base.file->path, c->n_read, c->b_read, c->n_write, c->b_write, c->hits,
-		     c->misses, c->ra_used, c->ra_wasted, c->ra_hints, c->below_reads, c->below_rbytes, c->below_writes,
+		     c->misses, c->ra_used, c->ra_wasted, c->ra_hints, c->run_loads, c->below_reads, c->below_rbytes, c->below_writes,
 		     c->below_wbytes, c->bypass, c->async_writes, c->async_reads, c->ev_clean,
 		     c->ev_complete, c->ev_gaps);
 	if (n > 0)

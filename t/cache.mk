@@ -17,3 +17,6 @@ t_cache_split_LDADD = libffio.la
 check_PROGRAMS += t/cache_hints
 TESTS += t/cache_hints
 t_cache_hints_LDADD = libffio.la
+check_PROGRAMS += t/cache_runs
+TESTS += t/cache_runs
+t_cache_runs_LDADD = libffio.la
