@@ -1535,7 +1535,7 @@ static int aligned(const struct cache *c, const void *buf, size_t n, off_t off)
 }
 
 static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off);
-static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off, uint64_t t0);
+static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off);
 
 static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
@@ -1564,7 +1564,7 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 			c->big_return_ns = ffio_now_ns();
 			return r;
 		}
-		ssize_t r = write_split(c, buf, n, off, now);
+		ssize_t r = write_split(c, buf, n, off);
 		c->big_return_ns = ffio_now_ns();
 		return r;
 	}
@@ -1590,7 +1590,7 @@ static void tail_done(struct ffio_req *r)
  * measured costs, so that both halves take about as long.  Only where no
  * page of the tail is cached (nothing there to keep in step), else the
  * whole write is copied. */
-static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off, uint64_t t0)
+static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	size_t pages = n / c->page, copy = c->copy_ns_per_mib, around = c->around_ns_per_mib;
 	/* rounded down: the call waits for the tail, so a tail that would take
@@ -1619,6 +1619,7 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 		if (ffio_below_submit(&c->base, &t.r) < 0 || ffio_below_commit(&c->base) < 0)
 			head = n; /* refused (not in flight): copy it all */
 	}
+	uint64_t t0 = ffio_now_ns(); /* the copy alone: not the tail's submission */
 	ssize_t r = cache_write_in(c, buf, head, off);
 	if (r > 0) {
 		uint64_t t = ffio_now_ns() - t0, mib = (size_t)r >> 20 ? (size_t)r >> 20 : 1;
@@ -1679,12 +1680,15 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			}
 			if (err < 0)
 				return done ? (ssize_t)done : err;
-			/* Past the end of the file below, every byte not written is
-			 * zero: a fresh buffer holds those zeros already and the page
-			 * is known; a reused one is left unknown, its gaps zeroed only
-			 * if something needs them (pg_load) or written from zero_gap
-			 * by a sieving flush. */
-			if (pg_start(c, pno) >= c->disk_size && (fresh || c->direct)) {
+			/* A write of the whole page makes it known.  Past the end of
+			 * the file below, every byte not written is zero: a fresh
+			 * buffer holds those zeros already and the page is known; a
+			 * reused one is left unknown, its gaps zeroed only if
+			 * something needs them (pg_load) or written from zero_gap by
+			 * a sieving flush. */
+			if (len == c->page) {
+				p->known = 1;
+			} else if (pg_start(c, pno) >= c->disk_size && (fresh || c->direct)) {
 				if (!fresh)
 					memset(p->data, 0, c->page);
 				p->known = 1;
