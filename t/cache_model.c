@@ -1,6 +1,7 @@
 /* t/cache_model.c -- model-based random test of the cache layer: random
  * sequences of write/pwrite/read/pread/lseek/ftruncate/fsync/flush/dup/
- * close-reopen/size on several files through the direct API, checked byte
+ * close-reopen/size, and runs of preads a stride apart (which the cache
+ * follows), on several files through the direct API, checked byte
  * for byte against a shadow model after every step (reads compared; the
  * file's content read back with plain system calls after every flush point),
  * over a matrix of cache shapes and many seeds.
@@ -126,6 +127,56 @@ static void model_write(struct mfile *m, const unsigned char *src, size_t n, off
 	memcpy(m->data + off, src, n);
 }
 
+/* pread n bytes at off and compare with the model. */
+static int check_pread(struct mfile *m, int fd, unsigned char *got, size_t n, off_t off)
+{
+	ssize_t r = ffpread(fd, got, n, off);
+	if (trace)
+		fprintf(stderr, "  pread %zu at %lld: %zd\n", n, (long long)off, r);
+	size_t want = (size_t)off >= m->size ? 0 : (m->size - (size_t)off < n ? m->size - (size_t)off : n);
+	if (r != (ssize_t)want)
+		return FAIL("pread %zu at %lld: %zd, model %zu (%s)", n, (long long)off, r, want,
+			    r < 0 ? strerror(errno) : "");
+	if (want && memcmp(got, m->data + off, want) != 0)
+		return FAIL("pread %zu at %lld: data differs", n, (long long)off);
+	return 0;
+}
+
+/* Runs, as netCDF reads a tile: a few runs of sequential reads, a stride
+ * apart, every read checked; now and then a write into the runs ahead or
+ * the gaps between them, and a last read of a run a little longer. */
+static int read_runs(struct mfile *m, int fd, unsigned char *buf, unsigned char *got)
+{
+	size_t len = rnd(3) ? 1 + rnd(300) : 1 + rnd(4000);
+	int nreads = 2 + (int)rnd(3), nruns = 3 + (int)rnd(5);
+	off_t stride = (off_t)(len * (size_t)nreads * (2 + rnd(4)) + rnd(100)), off = rnd(OFFRANGE);
+
+	if (trace)
+		fprintf(stderr, "  runs: %d of %d reads of %zu, stride %lld, from %lld\n", nruns, nreads, len,
+			(long long)stride, (long long)off);
+	for (int k = 0; k < nruns; k++) {
+		for (int i = 0; i < nreads; i++) {
+			size_t n = i == nreads - 1 && rnd(4) == 0 ? len + rnd((unsigned)len) : len;
+			if (check_pread(m, fd, got, n, off + (off_t)k * stride + (off_t)(i * len)) < 0)
+				return -1;
+		}
+		if (!m->append && rnd(4) == 0) {
+			size_t n = 1 + rnd((unsigned)(2 * len));
+			off_t w = off + (off_t)k * stride + (off_t)rnd((unsigned)(2 * stride));
+			if ((size_t)w + n > OFFRANGE + MAXLEN)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				buf[i] = (unsigned char)rnd(256);
+			if (ffpwrite(fd, buf, n, w) != (ssize_t)n)
+				return FAIL("write %zu at %lld amid runs: %s", n, (long long)w, strerror(errno));
+			model_write(m, buf, n, w);
+			if (trace)
+				fprintf(stderr, "  pwrite %zu at %lld\n", n, (long long)w);
+		}
+	}
+	return 0;
+}
+
 static int step(struct mfile *files, const char *spec, int *opcount)
 {
 	static unsigned char *buf, *got;
@@ -177,18 +228,13 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 		m->pos = off + (off_t)n;
 		if (trace)
 			fprintf(stderr, "  write %zu at %lld\n", n, (long long)off);
-	} else if (op < 65) { /* pread */
+	} else if (op < 65) { /* pread, or runs of them */
+		if (rnd(5) == 0)
+			return read_runs(m, fd, buf, got);
 		n = rnd_len();
 		off = rnd(OFFRANGE + 10000);
-		r = ffpread(fd, got, n, off);
-		if (trace)
-			fprintf(stderr, "  pread %zu at %lld: %zd\n", n, (long long)off, r);
-		size_t want = (size_t)off >= m->size ? 0 : (m->size - (size_t)off < n ? m->size - (size_t)off : n);
-		if (r != (ssize_t)want)
-			return FAIL("pread %zu at %lld: %zd, model %zu (%s)", n, (long long)off, r, want,
-				    r < 0 ? strerror(errno) : "");
-		if (want && memcmp(got, m->data + off, want) != 0)
-			return FAIL("pread %zu at %lld: data differs", n, (long long)off);
+		if (check_pread(m, fd, got, n, off) < 0)
+			return -1;
 	} else if (op < 72) { /* read at the position */
 		n = rnd_len();
 		off = m->pos;
