@@ -11,41 +11,6 @@
 #define STRIDE 65536
 #define NREC 48
 
-static unsigned char byte_at(off_t off)
-{
-	return (unsigned char)((off / 4093) * 31 + off % 251);
-}
-
-/* A file of len bytes whose every byte is byte_at(its offset). */
-static void make_file(const char *path, off_t len)
-{
-	static unsigned char buf[65536];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	if (fd < 0) {
-		perror(path);
-		exit(99);
-	}
-	for (off_t o = 0; o < len; o += (off_t)sizeof buf) {
-		for (size_t i = 0; i < sizeof buf; i++)
-			buf[i] = byte_at(o + (off_t)i);
-		if (pwrite(fd, buf, sizeof buf, o) != (ssize_t)sizeof buf) {
-			perror("pwrite");
-			exit(99);
-		}
-	}
-	if (close(fd) < 0)
-		exit(99);
-}
-
-static int bytes_ok(const unsigned char *buf, size_t n, off_t off)
-{
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] != byte_at(off + (off_t)i))
-			return 0;
-	return 1;
-}
-
 /* Position of the first line of log holding needle, or -1. */
 static long line_at(const char *log, const char *needle)
 {
@@ -62,7 +27,7 @@ static void test_sparse(const char *path)
 	fd = ffopen(path, O_RDONLY, 0, "cache:64k:64:8, event.trace, delay:1ms:0, sys");
 	tap_ok(fd >= 0, "sparse: ffopen over a slow file");
 	for (int i = 0; i < NREC; i++)
-		if (ffpread(fd, buf, REC, (off_t)i * STRIDE) != REC || !bytes_ok(buf, REC, (off_t)i * STRIDE))
+		if (ffpread(fd, buf, REC, (off_t)i * STRIDE) != REC || !lt_bytes_ok(buf, REC, (off_t)i * STRIDE))
 			good = 0;
 	tap_ok(good, "sparse: %d records of %d bytes %d apart read back exactly", NREC, REC, STRIDE);
 	tap_is(ffclose(fd), 0, "sparse: ffclose");
@@ -97,7 +62,7 @@ static void test_sequential(const char *path)
 	fd = ffopen(path, O_RDONLY, 0, "cache:64k:16:4, event.trace, sys");
 	tap_ok(fd >= 0, "sequential: ffopen");
 	for (off_t o = 0; o < 40 * 65536; o += (off_t)sizeof buf)
-		if (ffpread(fd, buf, sizeof buf, o) != (ssize_t)sizeof buf || !bytes_ok(buf, sizeof buf, o))
+		if (ffpread(fd, buf, sizeof buf, o) != (ssize_t)sizeof buf || !lt_bytes_ok(buf, sizeof buf, o))
 			good = 0;
 	tap_ok(good, "sequential: 2.5 MiB in 8 KiB reads read back exactly");
 	tap_is(ffclose(fd), 0, "sequential: ffclose");
@@ -122,7 +87,7 @@ static void test_strided_pages(const char *path)
 	tap_ok(fd >= 0, "strided pages: ffopen");
 	for (int i = 0; i < 16; i++)
 		if (ffpread(fd, buf, sizeof buf, (off_t)i * 131072) != (ssize_t)sizeof buf ||
-		    !bytes_ok(buf, sizeof buf, (off_t)i * 131072))
+		    !lt_bytes_ok(buf, sizeof buf, (off_t)i * 131072))
 			good = 0;
 	tap_ok(good, "strided pages: 16 records of 32 KiB read back exactly");
 	tap_is(ffclose(fd), 0, "strided pages: ffclose");
@@ -151,7 +116,7 @@ static void test_no_ahead(const char *path)
 	fd = ffopen(path, O_RDONLY, 0, "cache:64k:64:0, event.trace, delay:1ms:0, sys");
 	tap_ok(fd >= 0, "no read-ahead: ffopen");
 	for (int i = 0; i < 8; i++)
-		if (ffpread(fd, buf, REC, (off_t)i * STRIDE) != REC || !bytes_ok(buf, REC, (off_t)i * STRIDE))
+		if (ffpread(fd, buf, REC, (off_t)i * STRIDE) != REC || !lt_bytes_ok(buf, REC, (off_t)i * STRIDE))
 			good = 0;
 	tap_ok(good, "no read-ahead: 8 records read back exactly");
 	tap_is(ffclose(fd), 0, "no read-ahead: ffclose");
@@ -165,7 +130,7 @@ int main(void)
 {
 	lt_setup("cache-hints");
 	const char *path = lt_path("records.dat");
-	make_file(path, (off_t)NREC * STRIDE);
+	lt_make_file(path, (off_t)NREC * STRIDE);
 	free(lt_log_new());
 	test_sparse(path);
 	test_sequential(path);

@@ -19,40 +19,6 @@
 #define NRUNS 80
 #define FETCH (RUN + RUN / 8)     /* what a run fetches: its length, an eighth to spare */
 
-static unsigned char byte_at(off_t off)
-{
-	return (unsigned char)((off / 4093) * 31 + off % 251);
-}
-
-static void make_file(const char *path)
-{
-	static unsigned char buf[65536];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	if (fd < 0) {
-		perror(path);
-		exit(99);
-	}
-	for (off_t o = 0; o < FILE_LEN; o += (off_t)sizeof buf) {
-		for (size_t i = 0; i < sizeof buf; i++)
-			buf[i] = byte_at(o + (off_t)i);
-		if (pwrite(fd, buf, sizeof buf, o) != (ssize_t)sizeof buf) {
-			perror("pwrite");
-			exit(99);
-		}
-	}
-	if (close(fd) < 0)
-		exit(99);
-}
-
-static int bytes_ok(const unsigned char *buf, size_t n, off_t off)
-{
-	for (size_t i = 0; i < n; i++)
-		if (buf[i] != byte_at(off + (off_t)i))
-			return 0;
-	return 1;
-}
-
 /* Read run k (shifted by skew) in NREAD sequential reads; 1 if exact. */
 static int read_run(int fd, int k, off_t skew)
 {
@@ -61,7 +27,7 @@ static int read_run(int fd, int k, off_t skew)
 
 	for (int i = 0; i < NREAD; i++) {
 		off_t o = (off_t)k * STRIDE + skew + (off_t)i * READ;
-		if (ffpread(fd, buf, READ, o) != READ || !bytes_ok(buf, READ, o))
+		if (ffpread(fd, buf, READ, o) != READ || !lt_bytes_ok(buf, READ, o))
 			good = 0;
 	}
 	return good;
@@ -204,7 +170,7 @@ static void test_mixed(const char *path)
 	off_t len = FILE_LEN;
 
 	for (off_t o = 0; o < FILE_LEN; o++)
-		shadow[o] = byte_at(o);
+		shadow[o] = lt_byte_at(o);
 	fd = ffopen(path, O_RDWR, 0, "cache:256k:32:4, event, sys");
 	tap_ok(fd >= 0, "mixed: ffopen");
 	for (int k = 0; k < NRUNS && good; k++) {
@@ -255,7 +221,7 @@ int main(void)
 {
 	lt_setup("cache-runs");
 	const char *path = lt_path("runs.dat");
-	make_file(path);
+	lt_make_file(path, FILE_LEN);
 	free(lt_log_new());
 	test_runs(path);
 	test_side_by_side(path);

@@ -120,6 +120,45 @@ static inline long long lt_disk_size(const char *path)
 	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
 
+/* The byte at off of a file made by lt_make_file: a pattern that differs
+ * between neighbouring records and pages. */
+static inline unsigned char lt_byte_at(off_t off)
+{
+	return (unsigned char)((off / 4093) * 31 + off % 251);
+}
+
+/* A file of len bytes (a multiple of 64 KiB) whose every byte is
+ * lt_byte_at(its offset). */
+static inline void lt_make_file(const char *path, off_t len)
+{
+	static unsigned char buf[65536];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0) {
+		perror(path);
+		exit(99);
+	}
+	for (off_t o = 0; o < len; o += (off_t)sizeof buf) {
+		for (size_t i = 0; i < sizeof buf; i++)
+			buf[i] = lt_byte_at(o + (off_t)i);
+		if (pwrite(fd, buf, sizeof buf, o) != (ssize_t)sizeof buf) {
+			perror("pwrite");
+			exit(99);
+		}
+	}
+	if (close(fd) < 0)
+		exit(99);
+}
+
+/* Are the n bytes of buf those of such a file at off? */
+static inline int lt_bytes_ok(const unsigned char *buf, size_t n, off_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] != lt_byte_at(off + (off_t)i))
+			return 0;
+	return 1;
+}
+
 /* Submit one asynchronous request to fd's stack (r), or reap completions
  * (r NULL), as a layer above its top would. */
 static inline int lt_async(int fd, struct ffio_req *r, unsigned min)
