@@ -131,6 +131,7 @@ struct cache {
 	int no_advise;               /* nothing below takes read hints */
 	off_t ra_hinted;             /* records before this offset were hinted */
 	int kernel_ra_off;           /* the kernel's read-ahead is off (RANDOM) */
+	int kernel_ra_armed;         /* turn it off before the first page or record is read */
 
 	/* runs: sequential reads that jump ahead now and then (see ra_runs) */
 	off_t run_start;             /* where the current run began */
@@ -634,6 +635,19 @@ static void areq_unlink(struct cache *c, struct areq *a)
  * later (uring) or inside submit (uring without a ring): from then on the
  * cache uses plain synchronous calls over it, as over sys.  0, or -errno when the request was
  * refused (not linked any more; the caller still owns it). */
+static void kernel_readahead(struct cache *c, int on);
+
+/* Before the cache reads its first page or record of the file below: a
+ * cache that reads ahead turns the kernel's read-ahead off (see
+ * kernel_readahead), unless the pattern decided otherwise already.  Not at
+ * open: a file only written, or read in large requests around the cache
+ * (Program I), pays no system call for it. */
+static void kernel_readahead_arm(struct cache *c)
+{
+	if (c->kernel_ra_armed)
+		kernel_readahead(c, 0);
+}
+
 static int areq_submit(struct cache *c, struct areq *a)
 {
 	int completed = 0;
@@ -643,6 +657,8 @@ static int areq_submit(struct cache *c, struct areq *a)
 	a->r.iov = a->iov;
 	a->r.iovcnt = a->cnt;
 	a->r.data = a;
+	if (a->r.op == FFIO_OP_READ)
+		kernel_readahead_arm(c);
 	/* done() frees a: watch the list instead of a itself */
 	int err = ffio_below_submit(&c->base, &a->r);
 	if (err < 0) {
@@ -1082,6 +1098,7 @@ static int pg_load(struct cache *c, struct cpage *p)
 			return err;
 		char *dst = p->next_ext ? c->scratch : p->data;
 		struct iovec iov = {dst, c->page};
+		kernel_readahead_arm(c);
 		if ((err = below_readv(c, &iov, 1, start, &got)) < 0)
 			return err;
 		if (start + (off_t)got > c->disk_size)
@@ -1138,6 +1155,8 @@ static int load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
 			break;
 		off_t start = pg_start(c, pnos[i]);
 		size_t got = 0;
+		if (start < size && c->can_read)
+			kernel_readahead_arm(c);
 		if (start < size)
 			err = c->can_read ? below_readv(c, iov, k, start, &got) : -EBADF;
 		for (int j = 0; j < k; j++) {
@@ -1898,8 +1917,9 @@ static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int 
  * application's pattern.  Strided records 64 KiB apart, with 64 KiB pages,
  * are adjacent pages to it: it read the whole 256 MB file in 4 MiB
  * requests to serve 4096 records of 256 bytes, 3.2x slower than without
- * it.  So a cache that reads ahead (AHEAD > 0) opens the file with the
- * kernel's read-ahead off (POSIX_FADV_RANDOM), turns it on while the
+ * it.  So a cache that reads ahead (AHEAD > 0) turns the kernel's
+ * read-ahead off (POSIX_FADV_RANDOM) before it reads its first page or
+ * record of the file (kernel_readahead_arm), turns it on while the
  * pattern is sequential (it streams better than any hint: it reads into
  * large folios; hints of the same window were 1.5x slower), and off again
  * when a strided pattern holds: then the cache tells the kernel what to
@@ -1907,6 +1927,7 @@ static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int 
  * record when the application asks for it, from the kernel's page cache. */
 static void kernel_readahead(struct cache *c, int on)
 {
+	c->kernel_ra_armed = 0; /* decided */
 	if (c->no_advise || c->kernel_ra_off == !on)
 		return;
 	int err = ffio_below_advise(&c->base, 0, 0, on ? POSIX_FADV_NORMAL : POSIX_FADV_RANDOM);
@@ -2095,6 +2116,7 @@ static int pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t
 
 	if (!c->can_read)
 		return -EBADF;
+	kernel_readahead_arm(c);
 	if ((err = pg_wait(c, p)) < 0 || (err = below_readv(c, &iov, 1, pg_start(c, p->pno) + lo, &got)) < 0)
 		return err;
 	memset(p->data + lo + got, 0, hi - lo - got);
@@ -2182,6 +2204,19 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->big_return_ns = 0; /* I/O, not work: see behind_pays */
 	if (__atomic_load_n(&c->pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
 		pool_shrink(c);
+	if (n >= c->page && c->cached_end == 0 && aligned(c, buf, n, off)) {
+		/* No write of this open is cached: the file below holds every
+		 * byte, and its size need not be asked for (a short read is its
+		 * end).  Program I reads this way after each open. */
+		struct iovec iov = {buf, n};
+		size_t got = 0;
+		around_ahead(c, off, n);
+		c->bypass++;
+		if ((err = below_readv(c, &iov, 1, off, &got)) < 0)
+			return err;
+		c->b_read += got;
+		return (ssize_t)got;
+	}
 	size = logical_size(c, &err);
 	if (err < 0)
 		return err;
@@ -2423,8 +2458,7 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	if (err < 0)
 		return err;
 	/* Without AHEAD the kernel's read-ahead stays on. */
-	if (c->ahead > 0 && c->can_read && !c->direct)
-		kernel_readahead(c, 0);
+	c->kernel_ra_armed = c->ahead > 0 && c->can_read && !c->direct;
 
 	size_t hsize = 16;
 	long want = c->limit;
@@ -2461,8 +2495,6 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 		return -ENOMEM;
 	}
 	c->hmask = hsize - 1;
-	if (ffio_below_size(l, &c->disk_size) == 0)
-		c->size_known = 1;
 	c->around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */
 	c->copy_ns_per_mib = 100000;   /* and 10 GiB/s for a copy */
 	/* Expect asynchronous completion over uring (learned at each submit:
