@@ -2092,7 +2092,13 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 			while (k < m && pg_start(c, pnos[k]) < c->ra_hinted)
 				k++;
 			if (ra_hint_pages(c, pnos + k, m - k, size) == 0) {
-				c->ra_hinted = next + (off_t)window * step;
+				/* hinted up to the end of the window's last page (with a
+				 * stride under a page, the next records' offsets are still
+				 * in this page: every record hinted the next page again,
+				 * 15 times as slow as raw for 256 B records 4 KiB apart) */
+				off_t end = m > 0 ? pg_start(c, pnos[m - 1]) + (off_t)c->page : next + (off_t)window * step;
+				if (end > c->ra_hinted)
+					c->ra_hinted = end;
 				return;
 			}
 		}

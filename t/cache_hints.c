@@ -1,7 +1,8 @@
 /* t/cache_hints.c -- the cache's read hints to the kernel (TAP): the
- * kernel's read-ahead off at open and on again for a sequential pattern;
- * sparse strided records from a slow file hinted one by one (WILLNEED)
- * ahead of the reads; strided whole pages hinted over a synchronous stack;
+ * kernel's read-ahead off before the first page load and on again for a
+ * sequential pattern; sparse strided records from a slow file hinted one
+ * by one (WILLNEED) ahead of the reads; strided whole pages hinted over a
+ * synchronous stack, each page once also when the stride is under a page;
  * nothing at all without AHEAD.  An event layer below the cache traces
  * every hint; a delay layer under it makes each read slow, as the device
  * would.  Every byte read is checked. */
@@ -68,7 +69,7 @@ static void test_sequential(const char *path)
 	tap_is(ffclose(fd), 0, "sequential: ffclose");
 	char *log = lt_log_new();
 	long off = line_at(log, "trace: advise random res=0"), on = line_at(log, "trace: advise normal res=0");
-	tap_is(lt_count(log, "trace: advise random"), 1, "sequential: the kernel's read-ahead off at open");
+	tap_is(lt_count(log, "trace: advise random"), 1, "sequential: the kernel's read-ahead off before the first page load");
 	tap_is(lt_count(log, "trace: advise normal"), 1, "sequential: and on once the pattern is sequential");
 	tap_ok(off >= 0 && off < on, "sequential: in that order");
 	tap_is(lt_count(log, "trace: willneed "), 0, "sequential: no hints: the kernel reads ahead");
@@ -108,6 +109,33 @@ static void test_strided_pages(const char *path)
 	free(log);
 }
 
+/* 256 B records 4 KiB apart over 64 KiB pages: a stride under a page.
+ * Each page ahead is hinted once, not once per record. */
+static void test_dense_stride(const char *path)
+{
+	static unsigned char buf[REC];
+	char needle[128];
+	int fd, good = 1, once = 1;
+	int nrec = NREC * STRIDE / 4096;
+
+	fd = ffopen(path, O_RDONLY, 0, "cache:64k:16:2, event.trace, sys");
+	tap_ok(fd >= 0, "dense stride: ffopen");
+	for (int i = 0; i < nrec; i++)
+		if (ffpread(fd, buf, REC, (off_t)i * 4096) != REC || !lt_bytes_ok(buf, REC, (off_t)i * 4096))
+			good = 0;
+	tap_ok(good, "dense stride: %d records of %d bytes 4 KiB apart read back exactly", nrec, REC);
+	tap_is(ffclose(fd), 0, "dense stride: ffclose");
+	char *log = lt_log_new();
+	for (int pg = 0; pg < NREC; pg++) {
+		snprintf(needle, sizeof needle, "trace: willneed off=%d ", pg * STRIDE);
+		once &= lt_count(log, needle) <= 1;
+	}
+	int hints = lt_count(log, "trace: willneed ");
+	tap_ok(once, "dense stride: no page hinted twice");
+	tap_ok(hints > 0 && hints <= NREC, "dense stride: %d hints for %d pages", hints, NREC);
+	free(log);
+}
+
 static void test_no_ahead(const char *path)
 {
 	static unsigned char buf[REC];
@@ -135,6 +163,7 @@ int main(void)
 	test_sparse(path);
 	test_sequential(path);
 	test_strided_pages(path);
+	test_dense_stride(path);
 	test_no_ahead(path);
 	tap_done();
 	return 0;
