@@ -139,8 +139,8 @@ struct cache {
 	off_t run_len, run_prev_len; /* the last two runs' lengths (0: none, or one read) */
 	off_t run_stride;            /* from the last run's start to this one's */
 	off_t run_hinted;            /* runs starting before this offset were hinted */
-	int run_slow;                /* run fetches in a row slower than memory */
-	int run_cold;                /* two of them: the file comes from the device (sticky) */
+	int slow_loads;              /* page or run loads in a row slower than memory */
+	int from_device;             /* two of them: the file comes from the device (sticky) */
 
 	/* statistics */
 	uint64_t n_read, b_read, n_write, b_write;
@@ -1983,6 +1983,21 @@ static int ra_hint_pages(struct cache *c, const int64_t *pnos, int m, off_t size
 	return 0;
 }
 
+/* A load of n bytes from below, begun at t0, has ended.  Slower than
+ * 2 GB/s (and 20 us) twice in a row: the file comes from the device, and
+ * the pages or runs ahead are worth a hint to the kernel (ra_hint_pages,
+ * ra_hint_runs).  Twice, since the first touch of a fresh cache buffer (a
+ * huge page cleared) is as slow as one device read.  A hint of data the
+ * kernel holds already costs a system call and a walk of its pages: 58 us
+ * for 1 MiB, half as much as loading the page. */
+static void note_load(struct cache *c, off_t n, uint64_t t0)
+{
+	if (ffio_now_ns() - t0 > COLD_READ_NS + (uint64_t)n / 2)
+		c->from_device |= ++c->slow_loads >= 2;
+	else
+		c->slow_loads = 0;
+}
+
 /* Are all bytes of [off, off + len) in the cache? */
 static int cached(struct cache *c, off_t off, off_t len)
 {
@@ -2000,7 +2015,7 @@ static int cached(struct cache *c, off_t off, off_t len)
 	return 1;
 }
 
-/* Runs ahead, once a run's fetch came from the device: a hint for each of
+/* Runs ahead, once runs come from the device (note_load): a hint for each of
  * the next AHEAD runs not hinted yet and not cached, with the kernel's own
  * read-ahead off (it would read the gaps between them too); each run's
  * part of a page is fetched when the application gets to it (run_load).
@@ -2011,7 +2026,7 @@ static void ra_hint_runs(struct cache *c, off_t size)
 {
 	off_t len = c->run_len + c->run_len / 8;
 
-	if (!c->run_cold)
+	if (!c->from_device)
 		return;
 	kernel_readahead(c, 0);
 	for (int k = 1; k <= c->ahead; k++) {
@@ -2087,7 +2102,7 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
 				pnos[m++] = pno;
 		}
-		if (!c->async_below && c->ra_stride && !c->no_advise) {
+		if (!c->async_below && c->ra_stride && !c->no_advise && c->from_device) {
 			int k = 0; /* those not hinted yet */
 			while (k < m && pg_start(c, pnos[k]) < c->ra_hinted)
 				k++;
@@ -2103,8 +2118,11 @@ static void read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 			}
 		}
 		if (!c->async_below) { /* no hints: read them now */
+			uint64_t t0 = ffio_now_ns();
 			if (m > 0 && load_missing(c, pnos, m, 1) < 0)
 				c->ra_valid = 0;
+			else if (m > 0)
+				note_load(c, (off_t)m * (off_t)c->page, t0);
 			return;
 		}
 		ra_pages(c, pnos, m);
@@ -2159,15 +2177,9 @@ static int run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, 
 	c->run_loads++;
 	uint32_t from = at >= 0 ? p->valid[at].hi : lo;
 	uint64_t t0 = ffio_now_ns();
-	if ((err = pg_load_range(c, p, from, (uint32_t)(end - ps))) < 0)
-		return err;
-	/* Slower than 2 GB/s: from the device.  Two in a row, since the first
-	 * touch of a fresh cache buffer (a huge page cleared) is as slow. */
-	if (ffio_now_ns() - t0 > COLD_READ_NS + (uint64_t)(end - ps - from) / 2)
-		c->run_cold |= ++c->run_slow >= 2; /* see ra_hint_runs */
-	else
-		c->run_slow = 0;
-	return 0;
+	if ((err = pg_load_range(c, p, from, (uint32_t)(end - ps))) == 0)
+		note_load(c, end - ps - from, t0);
+	return err;
 }
 
 /* A large read that goes around the cache: when it continues the one
@@ -2259,8 +2271,11 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 				err = run_load(c, p, lo, hi, run0);
 			else if (!p->next_ext && ra_sparse(c))
 				err = pg_load_range(c, p, lo, hi);
-			else
-				err = pg_load(c, p);
+			else {
+				uint64_t t0 = ffio_now_ns();
+				if ((err = pg_load(c, p)) == 0)
+					note_load(c, (off_t)c->page, t0);
+			}
 			if (err < 0)
 				return done ? (ssize_t)done : err;
 		} else if (p) {
@@ -2298,8 +2313,10 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 				m++;
 			}
 			c->misses++;
+			uint64_t t0 = ffio_now_ns();
 			if ((err = load_missing(c, pnos, m, 0)) < 0)
 				return done ? (ssize_t)done : err;
+			note_load(c, (off_t)m * (off_t)c->page, t0);
 			if (!(p = pg_find(c, pno))) {
 				ssize_t r = read_around(c, dst + done, len, o);
 				if (r < 0)

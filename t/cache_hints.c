@@ -2,8 +2,8 @@
  * kernel's read-ahead off before the first page load and on again for a
  * sequential pattern; sparse strided records from a slow file hinted one
  * by one (WILLNEED) ahead of the reads; strided whole pages hinted over a
- * synchronous stack, each page once also when the stride is under a page;
- * nothing at all without AHEAD.  An event layer below the cache traces
+ * synchronous stack once two page loads were slow, each page once also
+ * when the stride is under a page; nothing at all without AHEAD.  An event layer below the cache traces
  * every hint; a delay layer under it makes each read slow, as the device
  * would.  Every byte read is checked. */
 #include "layer_common.h"
@@ -84,7 +84,7 @@ static void test_strided_pages(const char *path)
 
 	/* 32 KiB records 128 KiB apart over 64 KiB pages: whole pages along a
 	 * stride, not sparse records */
-	fd = ffopen(path, O_RDONLY, 0, "cache:64k:32:4, event.trace, sys");
+	fd = ffopen(path, O_RDONLY, 0, "cache:64k:32:4, event.trace, delay:1ms:0, sys");
 	tap_ok(fd >= 0, "strided pages: ffopen");
 	for (int i = 0; i < 16; i++)
 		if (ffpread(fd, buf, sizeof buf, (off_t)i * 131072) != (ssize_t)sizeof buf ||
@@ -118,7 +118,7 @@ static void test_dense_stride(const char *path)
 	int fd, good = 1, once = 1;
 	int nrec = NREC * STRIDE / 4096;
 
-	fd = ffopen(path, O_RDONLY, 0, "cache:64k:16:2, event.trace, sys");
+	fd = ffopen(path, O_RDONLY, 0, "cache:64k:16:2, event.trace, delay:1ms:0, sys");
 	tap_ok(fd >= 0, "dense stride: ffopen");
 	for (int i = 0; i < nrec; i++)
 		if (ffpread(fd, buf, REC, (off_t)i * 4096) != REC || !lt_bytes_ok(buf, REC, (off_t)i * 4096))
