@@ -2,7 +2,9 @@
  * tracking, coalescing of adjacent dirty data into single vector requests,
  * eviction that keeps pages whose gaps are still being filled, optional
  * sieving (.sieve), read-ahead along sequential and constant-stride
- * patterns, read-your-writes for sizes and truncation, write-through (.wt),
+ * patterns, fetches that follow runs (a tile read through netCDF's
+ * windows), read hints to the kernel for files that come from the device,
+ * read-your-writes for sizes and truncation, write-through (.wt),
  * O_DIRECT below (.direct), one page pool for all files of an entry
  * (.shared), and statistics (.diag, ffgetstats).  See ffio-cache(7).
  *
