@@ -140,7 +140,7 @@ struct cache {
 	off_t run_len, run_prev_len; /* the last two runs' lengths (0: none, or one read) */
 	off_t run_stride;            /* from the last run's start to this one's */
 	off_t run_hinted;            /* runs starting before this offset were hinted */
-	int slow_loads;              /* page or run loads in a row slower than memory */
+	int slow_loads;              /* loads in a row slower than memory (note_load) */
 	int from_device;             /* two of them: the file comes from the device (sticky) */
 
 	/* statistics */
