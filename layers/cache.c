@@ -339,6 +339,14 @@ static int valid_covers(const struct cpage *p, uint32_t lo, uint32_t hi, int *at
 	return 0;
 }
 
+/* Does p hold the file's bytes [lo, hi): known, dirty, or in one valid
+ * range? */
+static int pg_holds(const struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	int at;
+	return p->known || ext_covers(p, lo, hi) || valid_covers(p, lo, hi, &at);
+}
+
 /* The file ends at cut within the page: nothing valid past it. */
 static void valid_cut(struct cpage *p, uint32_t cut)
 {
@@ -632,10 +640,6 @@ static void areq_unlink(struct cache *c, struct areq *a)
 	c->busy_pages -= a->npg;
 }
 
-/* Submit a (linked).  Learns whether the layer below completes requests
- * later (uring) or inside submit (uring without a ring): from then on the
- * cache uses plain synchronous calls over it, as over sys.  0, or -errno when the request was
- * refused (not linked any more; the caller still owns it). */
 static void kernel_readahead(struct cache *c, int on);
 
 /* Before the cache reads its first page or record of the file below: a
@@ -649,6 +653,10 @@ static void kernel_readahead_arm(struct cache *c)
 		kernel_readahead(c, 0);
 }
 
+/* Submit a (linked).  Learns whether the layer below completes requests
+ * later (uring) or inside submit (uring without a ring): from then on the
+ * cache uses plain synchronous calls over it, as over sys.  0, or -errno when the request was
+ * refused (not linked any more; the caller still owns it). */
 static int areq_submit(struct cache *c, struct areq *a)
 {
 	int completed = 0;
@@ -1156,10 +1164,12 @@ static int load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
 			break;
 		off_t start = pg_start(c, pnos[i]);
 		size_t got = 0;
-		if (start < size && c->can_read)
+		if (start < size && !c->can_read) {
+			err = -EBADF;
+		} else if (start < size) {
 			kernel_readahead_arm(c);
-		if (start < size)
-			err = c->can_read ? below_readv(c, iov, k, start, &got) : -EBADF;
+			err = below_readv(c, iov, k, start, &got);
+		}
 		for (int j = 0; j < k; j++) {
 			struct cpage *p = pg[j];
 			size_t at = (size_t)j * c->page, have = got > at ? got - at : 0;
@@ -2008,8 +2018,7 @@ static int cached(struct cache *c, off_t off, off_t len)
 		uint32_t lo;
 		size_t n = pg_span(c, off, (size_t)len, &pno, &lo);
 		struct cpage *p = pg_find(c, pno);
-		int at;
-		if (!p || (!p->known && !ext_covers(p, lo, lo + (uint32_t)n) && !valid_covers(p, lo, lo + (uint32_t)n, &at)))
+		if (!p || !pg_holds(p, lo, lo + (uint32_t)n))
 			return 0;
 		off += (off_t)n;
 		len -= (off_t)n;
@@ -2266,8 +2275,7 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 
 		if (p && p->reading && (err = pg_wait(c, p)) < 0) /* read-ahead on its way */
 			return done ? (ssize_t)done : err;
-		int at;
-		if (p && !p->known && !ext_covers(p, lo, hi) && !valid_covers(p, lo, hi, &at)) {
+		if (p && !pg_holds(p, lo, hi)) {
 			c->misses++;
 			if (!p->next_ext && runs)
 				err = run_load(c, p, lo, hi, run0);
