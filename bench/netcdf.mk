@@ -1,10 +1,16 @@
 # bench/netcdf.mk -- the netCDF benchmarks: bench/netcdf_tilerec (serial
 # tile + record program, with bench/netcdf_tilerec.sh), bench/netcdf_seed
 # (the second seed's Method 1 / Method 2 / tile reads; MPI, with
-# bench/netcdf_seed.sh) and bench/netcdf_ncrcat.sh (NCO's ncrcat).
+# bench/netcdf_seed.sh), bench/netcdf_ncrcat.sh (NCO's ncrcat), and the
+# ceiling they print next to raw and ffio (bench/bound_io.c, a preloaded
+# module that is not a layer, built as a shared object that is not installed).
 # make bench-netcdf runs the default sizes; bench-netcdf-full the seed's.
 EXTRA_DIST += bench/netcdf_tilerec.sh bench/netcdf_seed.sh bench/netcdf_ncrcat.sh
 if HAVE_NETCDF
+noinst_LTLIBRARIES += bench/ffio_bound.la
+bench_ffio_bound_la_SOURCES = bench/bound_io.c
+bench_ffio_bound_la_LDFLAGS = -module -avoid-version -shared -rpath '$(abs_builddir)/bench'
+bench_ffio_bound_la_LIBADD = -ldl
 noinst_PROGRAMS += bench/netcdf_tilerec
 bench_netcdf_tilerec_CFLAGS = $(AM_CFLAGS) $(NETCDF_CFLAGS)
 bench_netcdf_tilerec_LDADD = $(NETCDF_LIBS)

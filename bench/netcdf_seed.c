@@ -15,6 +15,11 @@
  * only; bench/netcdf_seed.sh does this), in the same run, REPS times;
  * medians are printed, with ratios, and the four written files are
  * compared byte for byte.  Every write case writes a new file.
+ * With FFIO_BOUND_SUFFIX set (bench/bound_io.c preloaded ahead of libffio,
+ * as bench/netcdf_seed.sh does when it was built), Method 1 and the warm
+ * tile reads also run on seed-m1.bound.nc: the ceiling no cache could beat
+ * (memory touched beforehand, one flush at close, reads from the mapped
+ * page cache); its file is compared with the others too.
  *   mpiexec -n PX*PY+1 netcdf_seed DIR [LON LAT LEV PX PY REPS]
  */
 #include <errno.h>
@@ -232,13 +237,16 @@ static double median(double *v)
 
 int main(int argc, char **argv)
 {
-	enum { M1RAW, M1FF, M2RAW, M2FF, RDRAW, RDFF, CRDRAW, CRDFF, NCASE };
+	enum { M1RAW, M1FF, M2RAW, M2FF, RDRAW, RDFF, CRDRAW, CRDFF, M1BND, RDBND, NCASE };
 	static const char *label[NCASE] = {
 		"Method 1 write (master, serial netCDF), raw", "Method 1 write, over ffio",
 		"Method 2 write (every rank, MPI-IO), raw", "Method 2 write, over ffio",
 		"tile reads (every worker, serial netCDF), raw", "tile reads, over ffio",
-		"tile reads, file not in page cache, raw", "tile reads, not in page cache, over ffio"};
-	char path[4][512];
+		"tile reads, file not in page cache, raw", "tile reads, not in page cache, over ffio",
+		"Method 1 write, ceiling (bound_io)", "tile reads, ceiling (bound_io)"};
+	char path[5][512];
+	const char *bs = getenv("FFIO_BOUND_SUFFIX");
+	int bound = bs && strcmp(bs, ".bound.nc") == 0, ncase = bound ? NCASE : M1BND;
 	double *t[NCASE], med[NCASE];
 	size_t *opt[] = {&nlon, &nlat, &nlev, &px, &py, &reps};
 
@@ -263,6 +271,7 @@ int main(int argc, char **argv)
 	snprintf(path[1], sizeof path[1], "%s/seed-m1.ffio.nc", argv[1]);
 	snprintf(path[2], sizeof path[2], "%s/seed-m2.raw.nc", argv[1]);
 	snprintf(path[3], sizeof path[3], "%s/seed-m2.ffio.nc", argv[1]);
+	snprintf(path[4], sizeof path[4], "%s/seed-m1.bound.nc", argv[1]);
 	if (rank > 0) {
 		tile_of(rank, t_start, t_count);
 		size_t k = 0, n = t_count[0] * t_count[1] * t_count[2];
@@ -285,16 +294,20 @@ int main(int argc, char **argv)
 		t[RDFF][r] = tile_read(path[1], 0);
 		t[CRDRAW][r] = tile_read(path[0], 1);
 		t[CRDFF][r] = tile_read(path[1], 1);
+		if (bound) {
+			t[M1BND][r] = method1(path[4]);
+			t[RDBND][r] = tile_read(path[4], 0);
+		}
 	}
 	if (rank == 0) {
 		int same = same_file(path[0], path[1]) && same_file(path[0], path[2]) &&
-			   same_file(path[0], path[3]);
-		for (int c = 0; c < NCASE; c++)
+			   same_file(path[0], path[3]) && (!bound || same_file(path[0], path[4]));
+		for (int c = 0; c < ncase; c++)
 			med[c] = median(t[c]);
 		printf("# netCDF seed benchmark: %zux%zux%zu floats (%.1f MB), %zux%zu workers + master, median of %zu\n",
 		       nlon, nlat, nlev, (double)(nlon * nlat * nlev * 4) / 1e6, px, py, reps);
 		printf("%-48s %10s\n", "case", "seconds");
-		for (int c = 0; c < NCASE; c++)
+		for (int c = 0; c < ncase; c++)
 			printf("%-48s %10.4f\n", label[c], med[c]);
 		printf("ratio Method 1 write raw / over ffio        %6.2f\n", med[M1RAW] / med[M1FF]);
 		printf("ratio Method 1 write raw / Method 2 raw     %6.2f\n", med[M1RAW] / med[M2RAW]);
@@ -302,7 +315,12 @@ int main(int argc, char **argv)
 		printf("ratio Method 2 write raw / over ffio        %6.2f\n", med[M2RAW] / med[M2FF]);
 		printf("ratio tile reads raw / over ffio            %6.2f\n", med[RDRAW] / med[RDFF]);
 		printf("ratio tile reads, not in page cache         %6.2f\n", med[CRDRAW] / med[CRDFF]);
-		printf("files byte-identical (m1 raw, m1 ffio, m2 raw, m2 ffio): %s\n", same ? "yes" : "NO");
+		if (bound) {
+			printf("ratio Method 1 write raw / ceiling          %6.2f\n", med[M1RAW] / med[M1BND]);
+			printf("ratio tile reads raw / ceiling              %6.2f\n", med[RDRAW] / med[RDBND]);
+		}
+		printf("files byte-identical (m1 raw, m1 ffio, m2 raw, m2 ffio%s): %s\n", bound ? ", m1 ceiling" : "",
+		       same ? "yes" : "NO");
 		fflush(stdout);
 		if (!same)
 			MPI_Abort(MPI_COMM_WORLD, 1);
