@@ -19,7 +19,7 @@ trap 'rm -rf "$dir"' EXIT
 bound=$bld/bench/.libs/ffio_bound.so
 [ -f "$bound" ] || bound=
 # the ceiling's memory: the file's size, rounded up (LON LAT LEV, NV NREC RECLEN)
-mb=$(( (${3:-240} * ${4:-240} * ${5:-60} + ${8:-8} * ${9:-400} * ${10:-64}) * 4 / 1048576 + 2 ))
+mb=$(( (${1:-240} * ${2:-240} * ${3:-60} + ${6:-8} * ${7:-400} * ${8:-64}) * 4 / 1048576 + 2 ))
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 for r in $(seq 1 "$reps"); do
 	rm -f "$dir/raw.nc" "$dir/ffio.nc" "$dir/bound.nc"
