@@ -3,6 +3,7 @@
  * concurrent writer's bytes between our records survive), .sieve turning a
  * strided run into one request (also from reused page buffers, whose
  * gaps past the end are written as zeros without being cleared in memory),
+ * .sieve reading a page of existing data only when its extents are dense,
  * O_APPEND at the logical end, truncation
  * shrinking and growing, threads on one descriptor and on many, and fork
  * (the child never writes the parent's data). */
@@ -40,6 +41,14 @@ static long long below_writes(int fd)
 	struct ffio_stats st[8];
 	int n = ffgetstats(fd, st, 8);
 	return n > 0 ? (long long)st[n - 1].count[FFIO_STAT_WRITE] : -1;
+}
+
+/* Reads reaching the bottom layer (sys) of fd's stack. */
+static long long below_reads(int fd)
+{
+	struct ffio_stats st[8];
+	int n = ffgetstats(fd, st, 8);
+	return n > 0 ? (long long)st[n - 1].count[FFIO_STAT_READ] : -1;
 }
 
 static void test_flush_points(void)
@@ -124,6 +133,46 @@ static void test_sieve(void)
 	for (int i = 0; i < (N - 1) * STRIDE + REC; i++)
 		good &= buf[i] == (i % STRIDE < REC ? 's' : 0);
 	tap_ok(good, "records, zeros between");
+}
+
+/* .sieve over existing data: a page with a few long extents (netCDF's
+ * windows) is written extent by extent, never read; a page of dense
+ * records is read once and written in one piece.  Either way the bytes
+ * between the extents stay the file's. */
+static void test_sieve_existing(int dense)
+{
+	enum { PAGE = 1 << 20, REC = 16, STRIDE = 4096 };
+	static char want[PAGE], got[PAGE];
+	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), fd, ok = 1, n = 0;
+	const char *what = dense ? "dense records" : "two long extents";
+
+	for (int i = 0; i < PAGE; i++)
+		want[i] = (char)('A' + i % 23);
+	tap_is(pwrite(raw, want, PAGE, 0), PAGE, "%s: a page of existing data", what);
+	close(raw);
+	fd = ffopen(path, O_RDWR, 0, "cache.sieve:1m:4:0");
+	if (dense) {
+		for (off_t at = 0; at < PAGE && ok; at += STRIDE, n++) {
+			ok = ffpwrite(fd, "dddddddddddddddd", REC, at) == REC;
+			memset(want + at, 'd', REC);
+		}
+	} else {
+		static char ext[200000];
+		memset(ext, 'w', sizeof ext);
+		ok = ffpwrite(fd, ext, sizeof ext, 1000) == (ssize_t)sizeof ext &&
+		     ffpwrite(fd, ext, sizeof ext, 500000) == (ssize_t)sizeof ext;
+		memset(want + 1000, 'w', sizeof ext);
+		memset(want + 500000, 'w', sizeof ext);
+	}
+	tap_ok(ok, "%s written", what);
+	tap_is(ffflush(fd), 0, "%s: flush", what);
+	tap_is(below_reads(fd), dense ? 1 : 0, "%s: the page is read %s", what, dense ? "once" : "never");
+	/* one run from the first record to the last, in the 512 KiB calls of
+	 * sys's buffered writes: 2 */
+	tap_is(below_writes(fd), 2, "%s: %s", what, dense ? "one run" : "one write per extent");
+	tap_is(ffclose(fd), 0, "close");
+	tap_is(disk(got, PAGE, 0), PAGE, "%s: size unchanged", what);
+	tap_ok(memcmp(got, want, PAGE) == 0, "%s: the extents written, the file's bytes between", what);
 }
 
 /* .sieve over a cache much smaller than the span, so that page buffers are
@@ -316,6 +365,8 @@ int main(void)
 	test_flush_points();
 	test_byte_exact();
 	test_sieve();
+	test_sieve_existing(0);
+	test_sieve_existing(1);
 	test_sieve_reused(256);  /* records dense: pages cleared as written */
 	test_sieve_reused(4096); /* sparse: gaps written from zero_gap */
 	test_append_truncate();
