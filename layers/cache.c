@@ -143,11 +143,19 @@ struct cache {
 	int slow_loads;              /* loads in a row slower than memory (note_load) */
 	int from_device;             /* two of them: the file comes from the device (sticky) */
 
+	/* loops larger than the cache (see ghost_note) */
+	int64_t *ghost;              /* the pages evicted last, a ring of ghost_cap */
+	int ghost_cap;
+	uint64_t ghost_seq;          /* evictions recorded */
+	int64_t ghost_prev;          /* ring slot of the last page found there, or -1 */
+	int loop_new, loop_in_order; /* new pages, and those evicted in order, this window */
+	int loop_mode;               /* victims from the most recent end */
+
 	/* statistics */
 	uint64_t n_read, b_read, n_write, b_write;
 	uint64_t hits, misses, ra_used, ra_wasted, ra_hints, run_loads;
 	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
-	uint64_t ev_clean, ev_complete, ev_gaps, bypass;
+	uint64_t ev_clean, ev_complete, ev_gaps, bypass, ev_loop;
 	uint64_t async_writes, async_reads;
 
 	/* asynchronous requests below */
@@ -893,6 +901,102 @@ static long write_behind(struct cache *c, int must)
 	return err < 0 ? err : sent;
 }
 
+/* ---- loops larger than the cache ---------------------------------------- */
+
+/* A program that goes again and again, in the same order, through more
+ * pages than the cache holds (netCDF writing tile after tile of a variable
+ * larger than the cache: every tile goes through every plane) finds none
+ * of them under LRU: each page is evicted just before it is needed again.
+ * The cache remembers the pages it evicted last (a ring of GHOSTS_PER_PAGE
+ * x PAGES, at most GHOST_MAX).  When most new pages of a window are pages
+ * it evicted, and in the order it evicted them (a loop; random pages
+ * would come back in any order), victims come from the most recently used
+ * end (loop_victim): the pages at the start of the loop stay and are
+ * found the next time round, about PAGES of the loop's pages instead of
+ * none.  When the new pages stop coming back that way, LRU again.  Caches
+ * of fewer than LOOP_MIN_PAGES pages stay LRU. */
+#define GHOSTS_PER_PAGE 4
+#define GHOST_MAX 1024
+#define LOOP_MIN_PAGES 8
+#define LOOP_WINDOW 32 /* new pages between decisions */
+#define LOOP_STEP 4    /* a page evicted at most this many evictions after the last one found */
+
+static void ghost_add(struct cache *c, int64_t pno)
+{
+	if (c->ghost)
+		c->ghost[c->ghost_seq++ % (uint64_t)c->ghost_cap] = pno;
+}
+
+/* Page pno is about to be loaded (it is not cached): was it evicted lately,
+ * just after the last one that came back?  Decide the mode every window. */
+static void ghost_note(struct cache *c, int64_t pno)
+{
+	int n, at = -1;
+
+	if (!c->ghost)
+		return;
+	n = c->ghost_seq < (uint64_t)c->ghost_cap ? (int)c->ghost_seq : c->ghost_cap;
+	for (int i = 0; i < n; i++) {
+		if (c->ghost[i] == pno) {
+			at = i;
+			break;
+		}
+	}
+	if (at >= 0) {
+		int64_t d = c->ghost_prev < 0 ? -1 : (at - c->ghost_prev + c->ghost_cap) % c->ghost_cap;
+		if (d >= 1 && d <= LOOP_STEP)
+			c->loop_in_order++;
+		c->ghost[at] = -1; /* found once */
+		c->ghost_prev = at;
+	}
+	if (++c->loop_new == LOOP_WINDOW) {
+		if (4 * c->loop_in_order >= 3 * LOOP_WINDOW)
+			c->loop_mode = 1;
+		else if (4 * c->loop_in_order < LOOP_WINDOW)
+			c->loop_mode = 0;
+		c->loop_new = c->loop_in_order = 0;
+	}
+}
+
+/* In a loop: the most recently used idle page but the newest one (the
+ * program may still be in it) and pages read ahead and not used yet, made
+ * clean first if it is dirty (written alone, and waited for).  NULL: none,
+ * or its write failed (LRU then). */
+static struct cpage *loop_victim(struct cache *c)
+{
+	struct cpage *p;
+
+	for (p = c->lru.prev->prev; p != &c->lru && (!pg_idle(p) || p->ra); p = p->prev)
+		;
+	if (p == &c->lru)
+		return NULL;
+	if (p->next_ext) {
+		if (pg_complete(c, p))
+			c->ev_complete++;
+		else
+			c->ev_gaps++;
+		p->evicted = 1;
+		struct cpage *set[1] = {p};
+		int err = flush_set(c, set, 1);
+		if (err == 0)
+			err = ffio_below_commit(&c->base);
+		if (err == 0)
+			err = pg_wait(c, p);
+		if (err < 0) {
+			ffio_file_set_error(c->base.file, err);
+			return NULL;
+		}
+		if (p->next_ext || !pg_idle(p))
+			return NULL;
+	}
+	if (p->evicted)
+		p->evicted = 0;
+	else
+		c->ev_clean++;
+	c->ev_loop++;
+	return p;
+}
+
 /* Choose a victim among this file's pages: a clean page not in flight
  * (least recently used first).  When there is none, dirty runs are
  * written behind (complete pages first, then pages with gaps) and the
@@ -900,6 +1004,12 @@ static long write_behind(struct cache *c, int must)
  * linked, or NULL (nothing can be had). */
 static struct cpage *pick_victim(struct cache *c)
 {
+	struct cpage *v;
+
+	if (c->loop_mode && c->npages >= 2 && (v = loop_victim(c))) {
+		ghost_add(c, v->pno);
+		return v;
+	}
 	for (;;) {
 		for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
 			if (p->next_ext || !pg_idle(p))
@@ -908,6 +1018,7 @@ static struct cpage *pick_victim(struct cache *c)
 				p->evicted = 0;
 			else
 				c->ev_clean++;
+			ghost_add(c, p->pno);
 			return p;
 		}
 		long sent = write_behind(c, 1);
@@ -976,6 +1087,7 @@ static int pg_new_fresh(struct cache *c, int64_t pno, struct cpage **out, int *f
 	int take;
 
 	*fresh = 0;
+	ghost_note(c, pno);
 	pthread_mutex_lock(&pool->lock);
 	long share = pool->limit / (pool->nfiles ? pool->nfiles : 1);
 	take = pool->used < pool->limit;
@@ -2542,6 +2654,12 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 		return -ENOMEM;
 	}
 	c->hmask = hsize - 1;
+	c->ghost_prev = -1;
+	if (c->limit >= LOOP_MIN_PAGES) {
+		long cap = GHOSTS_PER_PAGE * c->limit;
+		c->ghost_cap = cap < GHOST_MAX ? (int)cap : GHOST_MAX;
+		c->ghost = malloc((size_t)c->ghost_cap * sizeof *c->ghost); /* none: LRU only */
+	}
 	c->around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */
 	c->copy_ns_per_mib = 100000;   /* and 10 GiB/s for a copy */
 	/* Expect asynchronous completion over uring (learned at each submit:
@@ -2565,11 +2683,12 @@ static void report(struct cache *c)
 		     ", read hints below %" PRIu64 ", fetches along runs %" PRIu64 "\n"
 		     "  below: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64 " bytes); %" PRIu64 " requests went around the cache\n"
 		     "  asynchronous: %" PRIu64 " writes, %" PRIu64 " reads\n"
-		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps\n",
+		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps"
+		     "; %" PRIu64 " of them in a loop, most recent first\n",
 		     label, c->base.file->path, c->n_read, c->b_read, c->n_write, c->b_write, c->hits,
 		     c->misses, c->ra_used, c->ra_wasted, c->ra_hints, c->run_loads, c->below_reads, c->below_rbytes, c->below_writes,
 		     c->below_wbytes, c->bypass, c->async_writes, c->async_reads, c->ev_clean,
-		     c->ev_complete, c->ev_gaps);
+		     c->ev_complete, c->ev_gaps, c->ev_loop);
 	if (n > 0)
 		ffio_log_raw(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }
@@ -2582,6 +2701,7 @@ static void release(struct cache *c)
 		ffio_buf_free(c->scratch, c->page);
 	c->scratch = NULL;
 	chunks_release(c);
+	free(c->ghost);
 	free(c->hash);
 	c->hash = NULL;
 	if (c->pool != &c->own_pool) {

@@ -4,6 +4,7 @@
  * strided run into one request (also from reused page buffers, whose
  * gaps past the end are written as zeros without being cleared in memory),
  * .sieve reading a page of existing data only when its extents are dense,
+ * loops over more pages than the cache holds keeping pages cached,
  * O_APPEND at the logical end, truncation
  * shrinking and growing, threads on one descriptor and on many, and fork
  * (the child never writes the parent's data). */
@@ -173,6 +174,50 @@ static void test_sieve_existing(int dense)
 	tap_is(ffclose(fd), 0, "close");
 	tap_is(disk(got, PAGE, 0), PAGE, "%s: size unchanged", what);
 	tap_ok(memcmp(got, want, PAGE) == 0, "%s: the extents written, the file's bytes between", what);
+}
+
+/* Passes through 64 pages in the same order with a cache of 16, each page
+ * read and written back changed (as netCDF writes tile after tile): under
+ * LRU every page is evicted just before it comes round again, 64 loads a
+ * pass.  Once the loop is seen (the second pass), victims come from the
+ * recent end and most of the pages at the start of the loop stay. */
+static void test_loops(void)
+{
+	enum { PAGE = 4096, NPG = 64, LEN = 100, PASSES = 5 };
+	static char want[NPG * PAGE], got[NPG * PAGE];
+	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), fd, ok = 1;
+	long long loads[PASSES];
+
+	for (int i = 0; i < NPG * PAGE; i++)
+		want[i] = (char)('a' + i % 26);
+	tap_is(pwrite(raw, want, sizeof want, 0), (ssize_t)sizeof want, "loops: 64 pages of existing data");
+	close(raw);
+	fd = ffopen(path, O_RDWR, 0, "cache:4k:16:0");
+	for (int k = 0; k < PASSES; k++) {
+		long long before = below_reads(fd);
+		for (int p = 0; p < NPG && ok; p++) {
+			char win[LEN];
+			off_t at = (off_t)p * PAGE + 8;
+			ok = ffpread(fd, win, LEN, at) == LEN && memcmp(win, want + at, LEN) == 0;
+			win[k] = (char)('A' + k);
+			want[at + k] = win[k];
+			ok = ok && ffpwrite(fd, win, LEN, at) == LEN;
+		}
+		loads[k] = below_reads(fd) - before;
+	}
+	tap_ok(ok, "loops: every window read back as written, %d passes", PASSES);
+	tap_is(loads[0], NPG, "loops: the first pass loads every page");
+	int kept = 1;
+	for (int k = 2; k < PASSES; k++) {
+		if (loads[k] > NPG - 12) {
+			tap_diag("pass %d loaded %lld pages", k, loads[k]);
+			kept = 0;
+		}
+	}
+	tap_ok(kept, "loops: from the third pass on, at least 12 of the 16 pages are found again");
+	tap_is(ffclose(fd), 0, "close");
+	tap_is(disk(got, sizeof got, 0), (ssize_t)sizeof got, "loops: size unchanged");
+	tap_ok(memcmp(got, want, sizeof want) == 0, "loops: the file holds every change");
 }
 
 /* .sieve over a cache much smaller than the span, so that page buffers are
@@ -365,6 +410,7 @@ int main(void)
 	test_flush_points();
 	test_byte_exact();
 	test_sieve();
+	test_loops();
 	test_sieve_existing(0);
 	test_sieve_existing(1);
 	test_sieve_reused(256);  /* records dense: pages cleared as written */

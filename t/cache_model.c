@@ -1,7 +1,8 @@
 /* t/cache_model.c -- model-based random test of the cache layer: random
  * sequences of write/pwrite/read/pread/lseek/ftruncate/fsync/flush/dup/
- * close-reopen/size, and runs of preads a stride apart (which the cache
- * follows), on several files through the direct API, checked byte
+ * close-reopen/size, runs of preads a stride apart (which the cache
+ * follows) and loops of read-and-write-back over more blocks than the
+ * cache holds (in which it evicts from the recent end), on several files through the direct API, checked byte
  * for byte against a shadow model after every step (reads compared; the
  * file's content read back with plain system calls after every flush point),
  * over a matrix of cache shapes and many seeds.
@@ -177,6 +178,37 @@ static int read_runs(struct mfile *m, int fd, unsigned char *buf, unsigned char 
 	return 0;
 }
 
+/* Loops, as netCDF writes tile after tile: passes through the same
+ * blocks a stride apart, more than the cache holds, each block read and
+ * written back changed (the whole window), in the same order every pass,
+ * so that the cache takes its victims from the recent end (loop_victim). */
+static int write_loops(struct mfile *m, int fd, unsigned char *buf, unsigned char *got)
+{
+	off_t stride = (off_t)(500 + rnd(4000)), off = rnd(2000);
+	size_t len = 1 + rnd(stride < 600 ? (unsigned)stride : 600);
+	int blocks = (int)((OFFRANGE - (size_t)off) / (size_t)stride), passes = 3 + (int)rnd(3);
+
+	if (m->append)
+		return 0;
+	if (trace)
+		fprintf(stderr, "  loops: %d passes over %d blocks of %zu, stride %lld, from %lld\n", passes,
+			blocks, len, (long long)stride, (long long)off);
+	for (int k = 0; k < passes; k++) {
+		for (int b = 0; b < blocks; b++) {
+			off_t at = off + (off_t)b * stride;
+			if (check_pread(m, fd, got, len, at) < 0)
+				return -1;
+			memcpy(buf, m->data + at, len); /* the window as it is, a few bytes changed */
+			for (int i = 0; i < 4; i++)
+				buf[rnd((unsigned)len)] = (unsigned char)rnd(256);
+			if (ffpwrite(fd, buf, len, at) != (ssize_t)len)
+				return FAIL("write %zu at %lld in a loop: %s", len, (long long)at, strerror(errno));
+			model_write(m, buf, len, at);
+		}
+	}
+	return 0;
+}
+
 static int step(struct mfile *files, const char *spec, int *opcount)
 {
 	static unsigned char *buf, *got;
@@ -231,6 +263,8 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 	} else if (op < 65) { /* pread, or runs of them */
 		if (rnd(5) == 0)
 			return read_runs(m, fd, buf, got);
+		if (rnd(12) == 0)
+			return write_loops(m, fd, buf, got);
 		n = rnd_len();
 		off = rnd(OFFRANGE + 10000);
 		if (check_pread(m, fd, got, n, off) < 0)
