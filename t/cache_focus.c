@@ -4,7 +4,8 @@
  * strided run into one request (also from reused page buffers, whose
  * gaps past the end are written as zeros without being cleared in memory),
  * .sieve reading a page of existing data only when its extents are dense,
- * loops over more pages than the cache holds keeping pages cached,
+ * loops over more pages than the cache holds keeping pages cached, a file
+ * read once touching only the cache's first pages of memory,
  * O_APPEND at the logical end, truncation
  * shrinking and growing, threads on one descriptor and on many, and fork
  * (the child never writes the parent's data). */
@@ -220,6 +221,52 @@ static void test_loops(void)
 	tap_ok(memcmp(got, want, sizeof want) == 0, "loops: the file holds every change");
 }
 
+/* Resident memory of the process, in bytes. */
+static long long resident(void)
+{
+	long long pages = -1, res = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &pages, &res) != 2)
+			res = -1;
+		fclose(f);
+	}
+	return res < 0 ? -1 : res * sysconf(_SC_PAGESIZE);
+}
+
+/* A file read once, 32 MiB through a cache of 32 pages of 1 MiB: the cache
+ * reuses its first pages (2 x AHEAD + 4, at least 8) instead of touching
+ * 32 MiB of fresh memory.  Read again, its pages come back and the cache
+ * takes more; every byte is right either way. */
+static void test_grow(void)
+{
+	enum { MIB = 1 << 20, NPG = 32, CHUNK = 65536 };
+	static char buf[CHUNK], want[CHUNK];
+	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), fd, ok = 1;
+
+	for (int i = 0; i < NPG * MIB / CHUNK && ok; i++) {
+		memset(buf, 'a' + i % 26, CHUNK);
+		ok = pwrite(raw, buf, CHUNK, (off_t)i * CHUNK) == CHUNK;
+	}
+	close(raw);
+	tap_ok(ok, "grow: a file of 32 MiB");
+	fd = ffopen(path, O_RDONLY, 0, "cache:1m:32:2");
+	long long before = resident();
+	for (int pass = 0; pass < 3 && ok; pass++) {
+		for (int i = 0; i < NPG * MIB / CHUNK && ok; i++) {
+			memset(want, 'a' + i % 26, CHUNK);
+			ok = ffpread(fd, buf, CHUNK, (off_t)i * CHUNK) == CHUNK && memcmp(buf, want, CHUNK) == 0;
+		}
+		if (pass == 0) {
+			long long grew = resident() - before;
+			tap_ok(before > 0 && grew < 16LL * MIB, "grow: read once, %lld KiB more resident (under 16 MiB)",
+			       grew >> 10);
+		}
+	}
+	tap_ok(ok, "grow: three passes read back exactly");
+	tap_is(ffclose(fd), 0, "close");
+}
+
 /* .sieve over a cache much smaller than the span, so that page buffers are
  * reused: a reused page past the end of the file below is not cleared;
  * its gaps go below as zeros (records at least 2 KiB apart), or it is
@@ -411,6 +458,7 @@ int main(void)
 	test_byte_exact();
 	test_sieve();
 	test_loops();
+	test_grow();
 	test_sieve_existing(0);
 	test_sieve_existing(1);
 	test_sieve_reused(256);  /* records dense: pages cleared as written */
