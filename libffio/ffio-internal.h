@@ -475,11 +475,12 @@ struct ffio_iov_cursor {
  * (0 at the end). */
 int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int max_parts, size_t *len);
 
-/* A buffered write to the kernel, in calls of at most FFIO_WRITE_PIECE
- * bytes (real.c says why); a short or failed call ends it.  Returns the
- * bytes written (or -errno when none were) and adds the calls made to
- * *calls. */
+/* A buffered write to the kernel: in one call up to FFIO_WRITE_WHOLE
+ * bytes, longer ones in calls of at most FFIO_WRITE_PIECE bytes (real.c
+ * says why); a short or failed call ends it.  Returns the bytes written
+ * (or -errno when none were) and adds the calls made to *calls. */
 #define FFIO_WRITE_PIECE ((size_t)512 << 10)
+#define FFIO_WRITE_WHOLE ((size_t)1 << 20)
 ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls);
 
 /* The advise method of a bottom over the page cache: posix_fadvise on the
