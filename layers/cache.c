@@ -144,8 +144,9 @@ struct cache {
 	int from_device;             /* two of them: the file comes from the device (sticky) */
 
 	/* loops larger than the cache (see ghost_note) */
-	int64_t *ghost;              /* the pages evicted last, a ring of ghost_cap */
-	int ghost_cap;
+	int64_t *ghost;              /* the pages evicted last, a ring of ghost_cap (-1: none) */
+	int32_t *ghost_at;           /* ring slots by page, open addressing (-1: empty) */
+	int ghost_cap, ghost_bits;
 	uint64_t ghost_seq;          /* evictions recorded */
 	int64_t ghost_prev;          /* ring slot of the last page found there, or -1 */
 	int loop_new, loop_in_order; /* new pages, and those evicted in order, this window */
@@ -933,26 +934,75 @@ static long write_behind(struct cache *c, int must)
 #define LOOP_STEP 4    /* a page evicted at most this many evictions after the last one found */
 #define GROW_START 8
 
+/* The ring's index: a table of 2^ghost_bits slots (at least twice the
+ * ring), linear probing, entries removed by shifting back the ones after
+ * them, so that a lookup costs a probe or two whatever the ring's size (a
+ * scan of 1024 entries made every new 4 KiB page a third dearer). */
+static size_t ghost_hash(const struct cache *c, int64_t pno)
+{
+	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> (64 - c->ghost_bits));
+}
+
+static long ghost_find(const struct cache *c, int64_t pno)
+{
+	size_t mask = ((size_t)1 << c->ghost_bits) - 1;
+	for (size_t i = ghost_hash(c, pno);; i = (i + 1) & mask) {
+		if (c->ghost_at[i] < 0)
+			return -1;
+		if (c->ghost[c->ghost_at[i]] == pno)
+			return (long)i;
+	}
+}
+
+static void ghost_unindex(struct cache *c, size_t i)
+{
+	size_t mask = ((size_t)1 << c->ghost_bits) - 1, j = i;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (c->ghost_at[j] < 0)
+			break;
+		size_t k = ghost_hash(c, c->ghost[c->ghost_at[j]]);
+		/* the entry at j may move to i if its home is not in (i, j] */
+		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+			c->ghost_at[i] = c->ghost_at[j];
+			i = j;
+		}
+	}
+	c->ghost_at[i] = -1;
+}
+
 static void ghost_add(struct cache *c, int64_t pno)
 {
-	if (c->ghost)
-		c->ghost[c->ghost_seq++ % (uint64_t)c->ghost_cap] = pno;
+	if (!c->ghost)
+		return;
+	size_t mask = ((size_t)1 << c->ghost_bits) - 1;
+	int32_t slot = (int32_t)(c->ghost_seq++ % (uint64_t)c->ghost_cap);
+	long i;
+	if (c->ghost[slot] >= 0 && (i = ghost_find(c, c->ghost[slot])) >= 0)
+		ghost_unindex(c, (size_t)i); /* the oldest one leaves the ring */
+	if ((i = ghost_find(c, pno)) >= 0) { /* evicted twice: the newer slot */
+		c->ghost[c->ghost_at[i]] = -1;
+		ghost_unindex(c, (size_t)i);
+	}
+	c->ghost[slot] = pno;
+	size_t j = ghost_hash(c, pno);
+	while (c->ghost_at[j] >= 0)
+		j = (j + 1) & mask;
+	c->ghost_at[j] = slot;
 }
 
 /* Page pno is about to be loaded (it is not cached): was it evicted lately,
  * just after the last one that came back?  Decide the mode every window. */
 static void ghost_note(struct cache *c, int64_t pno)
 {
-	int n, at = -1;
+	long i;
+	int at = -1;
 
 	if (!c->ghost)
 		return;
-	n = c->ghost_seq < (uint64_t)c->ghost_cap ? (int)c->ghost_seq : c->ghost_cap;
-	for (int i = 0; i < n; i++) {
-		if (c->ghost[i] == pno) {
-			at = i;
-			break;
-		}
+	if ((i = ghost_find(c, pno)) >= 0) {
+		at = c->ghost_at[i];
+		ghost_unindex(c, (size_t)i);
 	}
 	if (at >= 0) {
 		int64_t d = c->ghost_prev < 0 ? -1 : (at - c->ghost_prev + c->ghost_cap) % c->ghost_cap;
@@ -1019,10 +1069,21 @@ static struct cpage *loop_victim(struct cache *c)
  * written behind (complete pages first, then pages with gaps) and the
  * oldest request in flight is waited for.  Returns the victim, still
  * linked, or NULL (nothing can be had). */
-/* The least recently used clean page not in flight, or NULL. */
+/* The least recently used clean page not in flight, among the
+ * CLEAN_WALK least recently used pages; NULL when there is none (then the
+ * oldest dirty pages are written behind, or the cache grows).  Walking
+ * every page cost as much as the rest of the cache put together when old
+ * dirty pages sat in front of the clean ones: a file of strided records
+ * read back after being written (4 KiB pages, 1024 of them) walked 500
+ * pages for each read; and a cache filling with dirty pages walked them
+ * all for each new page. */
+#define CLEAN_WALK 64
 static struct cpage *clean_victim(struct cache *c)
 {
-	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
+	int walked = 0;
+	if (c->ndirty >= c->npages)
+		return NULL;
+	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next) {
 		if (p->next_ext || !pg_idle(p))
 			continue;
 		if (p->evicted)
@@ -2691,7 +2752,19 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 		long cap = GHOSTS_PER_PAGE * c->limit, start = 2L * c->ahead + 4;
 		c->ghost_cap = cap < GHOST_MAX ? (int)cap : GHOST_MAX;
 		/* none: LRU only, and every page taken as needed */
-		if ((c->ghost = malloc((size_t)c->ghost_cap * sizeof *c->ghost))) {
+		c->ghost_bits = 1;
+		while (((size_t)1 << c->ghost_bits) < 2 * (size_t)c->ghost_cap)
+			c->ghost_bits++;
+		c->ghost = malloc((size_t)c->ghost_cap * sizeof *c->ghost);
+		c->ghost_at = malloc(((size_t)1 << c->ghost_bits) * sizeof *c->ghost_at);
+		if (!c->ghost || !c->ghost_at) {
+			free(c->ghost);
+			free(c->ghost_at);
+			c->ghost = NULL;
+			c->ghost_at = NULL;
+		} else {
+			memset(c->ghost, 0xff, (size_t)c->ghost_cap * sizeof *c->ghost);   /* -1: none */
+			memset(c->ghost_at, 0xff, ((size_t)1 << c->ghost_bits) * sizeof *c->ghost_at);
 			if (start < GROW_START)
 				start = GROW_START;
 			if (start < c->limit)
@@ -2740,6 +2813,7 @@ static void release(struct cache *c)
 	c->scratch = NULL;
 	chunks_release(c);
 	free(c->ghost);
+	free(c->ghost_at);
 	free(c->hash);
 	c->hash = NULL;
 	if (c->pool != &c->own_pool) {
