@@ -174,6 +174,21 @@ static int idle_put(struct uring *u)
 	return kept;
 }
 
+/* The request slots, set up with the ring: a file that never submits
+ * asynchronously (Program I's 1 MiB calls go straight through) does not
+ * pay for DEPTH of them at every open.  0 or -ENOMEM. */
+static int slots_init(struct uring *u)
+{
+	if (u->slots)
+		return 0;
+	if (!(u->slots = calloc(u->depth, sizeof *u->slots)))
+		return -ENOMEM;
+	for (unsigned i = 0; i < u->depth; i++)
+		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
+	u->free = &u->slots[0];
+	return 0;
+}
+
 /* Set the ring up on first use.  Returns 1 when the ring is ready, 0 when
  * the layer runs as sys (io_uring unavailable here). */
 static int ring_ready(struct uring *u)
@@ -208,7 +223,9 @@ static int ring_ready(struct uring *u)
 	}
 	if (err == 0) {
 		int fd = u->base.file->fd;
-		err = io_uring_register_files(&u->ring, &fd, 1);
+		err = slots_init(u);
+		if (err == 0)
+			err = io_uring_register_files(&u->ring, &fd, 1);
 		if (err < 0)
 			io_uring_queue_exit(&u->ring);
 	}
@@ -785,12 +802,6 @@ static int uring_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	struct uring *u = U(l);
 	u->depth = (unsigned)l->spec->arg[0];
 	u->flags = l->spec->flags;
-	u->slots = calloc(u->depth, sizeof *u->slots);
-	if (!u->slots)
-		return -ENOMEM;
-	for (unsigned i = 0; i < u->depth; i++)
-		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
-	u->free = &u->slots[0];
 	snprintf(u->st.layer, sizeof u->st.layer, "uring");
 	u->st.position = l->index;
 
@@ -798,12 +809,8 @@ static int uring_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	if (u->flags & URING_DIRECT)
 		flags |= O_DIRECT;
 	int fd = ffio_real.openat(dirfd, path, flags, mode);
-	if (fd < 0) {
-		int err = -errno;
-		free(u->slots);
-		u->slots = NULL;
-		return err;
-	}
+	if (fd < 0)
+		return -errno;
 	l->file->fd = fd;
 	count(u, FFIO_STAT_OPEN, 0);
 	/* the ring is set up on first asynchronous use: opening a file over
@@ -843,7 +850,7 @@ static void uring_atfork_child(struct ffio_layer *l)
 		io_uring_queue_exit(&u->ring); /* unmaps and closes our copy only */
 	if (u->ring_state != RING_UNAVAILABLE)
 		u->ring_state = RING_NONE;
-	for (unsigned i = 0; i < u->depth; i++) {
+	for (unsigned i = 0; u->slots && i < u->depth; i++) {
 		free(u->slots[i].tail);
 		u->slots[i].tail = NULL;
 		free(u->slots[i].pieces);
@@ -851,7 +858,7 @@ static void uring_atfork_child(struct ffio_layer *l)
 		u->slots[i].r = NULL;
 		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
 	}
-	u->free = u->depth ? &u->slots[0] : NULL;
+	u->free = u->slots && u->depth ? &u->slots[0] : NULL;
 	u->inflight = u->writes = u->prepared = 0;
 }
 
