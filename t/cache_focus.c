@@ -233,7 +233,7 @@ static long long resident(void)
 }
 
 /* A file read once, 32 MiB through a cache of 32 pages of 1 MiB: the cache
- * reuses its first pages (2 x AHEAD + 4, at least 8) instead of touching
+ * reuses its first pages (2, and the pages read ahead) instead of touching
  * 32 MiB of fresh memory.  Read again, its pages come back and the cache
  * takes more; every byte is right either way. */
 static void test_grow(void)
