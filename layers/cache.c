@@ -606,6 +606,17 @@ static int pg_complete(const struct cache *c, const struct cpage *p)
 	return p->ext[0].hi == c->page || pg_start(c, p->pno) + p->ext[0].hi >= c->cached_end;
 }
 
+/* Written whole by the application: what goes behind before it is needed
+ * (write_behind without must).  A page whose bytes merely reach the end of
+ * the file's data is still growing: written early, it was written again
+ * with every window netCDF added (tiles into a file four times the cache
+ * over cache:1m:64:4, uring:64: 3800 extra writes, 0.44 s against 0.31 s
+ * over sys). */
+static int pg_full(const struct cache *c, const struct cpage *p)
+{
+	return p->next_ext == 1 && p->ext[0].lo == 0 && p->ext[0].hi == c->page && !p->holes;
+}
+
 static int flush_set(struct cache *c, struct cpage **set, size_t n);
 
 /* ---- asynchronous requests ------------------------------------------------ */
@@ -876,7 +887,7 @@ static long write_behind(struct cache *c, int must)
 		struct cpage *p = c->lru.next;
 		while (p != &c->lru && c->busy_pages < busy_limit(c)) {
 			struct cpage *next = p->next;
-			if (p->next_ext && pg_idle(p) && (pass == 1 || pg_complete(c, p))) {
+			if (p->next_ext && pg_idle(p) && (pass == 1 || (must ? pg_complete(c, p) : pg_full(c, p)))) {
 				long room = busy_limit(c) - c->busy_pages;
 				size_t n = run_around(c, p, set, room < MAXRUN ? (size_t)room : MAXRUN);
 				int complete = pass == 0;
@@ -887,7 +898,14 @@ static long write_behind(struct cache *c, int must)
 						c->ev_gaps++;
 					set[i]->evicted = 1;
 				}
+				/* pages with gaps go only when a page is needed now: the
+				 * caller waits, and a buffered write handed to the
+				 * kernel's workers would only be later (emit) */
+				int waiting = c->waiting;
+				if (pass == 1)
+					c->waiting = 1;
 				err = flush_set(c, set, n);
+				c->waiting = waiting;
 				sent += (long)n;
 				/* over a synchronous stack one run per eviction, as the
 				 * pages are clean again at once */
@@ -1046,7 +1064,12 @@ static struct cpage *loop_victim(struct cache *c)
 			c->ev_gaps++;
 		p->evicted = 1;
 		struct cpage *set[1] = {p};
+		/* waited for at once: a buffered write goes now, not through the
+		 * kernel's workers (emit) */
+		int waiting = c->waiting;
+		c->waiting = 1;
 		int err = flush_set(c, set, 1);
+		c->waiting = waiting;
 		if (err == 0)
 			err = ffio_below_commit(&c->base);
 		if (err == 0)

@@ -3,7 +3,8 @@
  * a page whose write is in flight is never modified in place, errors of
  * completed requests reach the next write, fsync or close exactly once,
  * fork with requests in flight (the child never writes the parent's data),
- * and strided read-ahead fetching only the records' bytes. */
+ * strided read-ahead fetching only the records' bytes, and a file written
+ * sequentially in pieces that do not fit the pages going below once. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +116,33 @@ static void test_more_than_fits(const char *stack)
 	tap_is(ffclose(fd), 0, "%s: close", stack);
 	tap_ok(disk(got, sizeof got) == (ssize_t)sizeof got && memcmp(got, want, sizeof got) == 0,
 	       "%s: 32 pages byte for byte", stack);
+}
+
+/* A file written sequentially in 3000-byte pieces: only pages the
+ * application filled whole go behind early, so every byte goes below
+ * once and no page in more than one request (a page whose bytes merely
+ * reached the end of the file went early, then its rest later: 28
+ * requests for 15 pages). */
+static void test_growing(const char *stack)
+{
+	enum { LEN = 15 * PG, PIECE = 3000 };
+	static char want[LEN], got[LEN];
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, stack);
+	int ok = fd >= 0;
+
+	for (int i = 0; i < LEN; i++)
+		want[i] = (char)(i * 11 + 3);
+	for (int at = 0; at < LEN && ok; at += PIECE) {
+		int n = LEN - at < PIECE ? LEN - at : PIECE;
+		ok = ffwrite(fd, want + at, (size_t)n) == n;
+	}
+	tap_ok(ok, "%s: 60 KiB written in 3000-byte pieces", stack);
+	tap_is(fffsync(fd), 0, "%s: fsync", stack);
+	tap_is((long long)bottom(fd).bytes[FFIO_STAT_WRITE], LEN, "%s: every byte went below once", stack);
+	long long reqs = (long long)bottom(fd).count[FFIO_STAT_WRITE];
+	tap_ok(reqs >= 1 && reqs <= LEN / PG, "%s: in %lld requests, at most one per page", stack, reqs);
+	tap_is(ffclose(fd), 0, "%s: close", stack);
+	tap_ok(disk(got, sizeof got) == LEN && memcmp(got, want, LEN) == 0, "%s: the file byte for byte", stack);
 }
 
 /* One write below fails (ENOSPC) after three: the error reaches exactly
@@ -250,13 +278,14 @@ int main(void)
 		tap_skip_all("mkdtemp");
 	snprintf(path, sizeof path, "%s/f", dir);
 	setenv("FF_IO_LOGFILE", "/dev/null", 1);
-	tap_plan(2 * (4 + 3 + 2 + 8 + 7));
+	tap_plan(2 * (4 + 3 + 2 + 8 + 7 + 6));
 	for (int i = 0; i < 2; i++) {
 		test_in_flight(stacks[i]);
 		test_more_than_fits(stacks[i]);
 		test_error(errstacks[i]);
 		test_fork(stacks[i]);
 		test_sparse(sparse[i]);
+		test_growing(stacks[i]);
 	}
 	unlink(path);
 	rmdir(dir);
