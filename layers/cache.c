@@ -619,6 +619,18 @@ static int pg_full(const struct cache *c, const struct cpage *p)
 
 static int flush_set(struct cache *c, struct cpage **set, size_t n);
 
+/* flush_set for a caller that waits for the writes at once (a page is
+ * needed now): buffered runs go below now, not through the kernel's
+ * workers (emit). */
+static int flush_set_waited(struct cache *c, struct cpage **set, size_t n)
+{
+	int waiting = c->waiting;
+	c->waiting = 1;
+	int err = flush_set(c, set, n);
+	c->waiting = waiting;
+	return err;
+}
+
 /* ---- asynchronous requests ------------------------------------------------ */
 
 static struct areq *areq_new(struct cache *c, int npg, int cnt)
@@ -898,14 +910,8 @@ static long write_behind(struct cache *c, int must)
 						c->ev_gaps++;
 					set[i]->evicted = 1;
 				}
-				/* pages with gaps go only when a page is needed now: the
-				 * caller waits, and a buffered write handed to the
-				 * kernel's workers would only be later (emit) */
-				int waiting = c->waiting;
-				if (pass == 1)
-					c->waiting = 1;
-				err = flush_set(c, set, n);
-				c->waiting = waiting;
+				/* pages with gaps go only when a page is needed now */
+				err = pass == 1 ? flush_set_waited(c, set, n) : flush_set(c, set, n);
 				sent += (long)n;
 				/* over a synchronous stack one run per eviction, as the
 				 * pages are clean again at once */
@@ -1065,12 +1071,7 @@ static struct cpage *loop_victim(struct cache *c)
 			c->ev_gaps++;
 		p->evicted = 1;
 		struct cpage *set[1] = {p};
-		/* waited for at once: a buffered write goes now, not through the
-		 * kernel's workers (emit) */
-		int waiting = c->waiting;
-		c->waiting = 1;
-		int err = flush_set(c, set, 1);
-		c->waiting = waiting;
+		int err = flush_set_waited(c, set, 1);
 		if (err == 0)
 			err = ffio_below_commit(&c->base);
 		if (err == 0)
@@ -1087,14 +1088,10 @@ static struct cpage *loop_victim(struct cache *c)
 	else
 		c->ev_clean++;
 	c->ev_loop++;
+	ghost_add(c, p->pno);
 	return p;
 }
 
-/* Choose a victim among this file's pages: a clean page not in flight
- * (least recently used first).  When there is none, dirty runs are
- * written behind (complete pages first, then pages with gaps) and the
- * oldest request in flight is waited for.  Returns the victim, still
- * linked, or NULL (nothing can be had). */
 /* The least recently used clean page not in flight, among the
  * CLEAN_WALK least recently used pages; NULL when there is none (then the
  * oldest dirty pages are written behind, or the cache grows).  Walking
@@ -1122,14 +1119,17 @@ static struct cpage *clean_victim(struct cache *c, int keep_ra)
 	return NULL;
 }
 
+/* Choose a victim among this file's pages: in a loop, loop_victim; else a
+ * clean page not in flight (least recently used first).  When there is
+ * none, dirty runs are written behind (complete pages first, then pages
+ * with gaps) and the oldest request in flight is waited for.  Returns the
+ * victim, still linked, or NULL (nothing can be had). */
 static struct cpage *pick_victim(struct cache *c)
 {
 	struct cpage *v;
 
-	if (c->loop_mode && c->npages >= 2 && (v = loop_victim(c))) {
-		ghost_add(c, v->pno);
+	if (c->loop_mode && c->npages >= 2 && (v = loop_victim(c)))
 		return v;
-	}
 	for (;;) {
 		if ((v = clean_victim(c, 0)))
 			return v;
@@ -2786,7 +2786,7 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	c->ghost_prev = -1;
 	c->grow_limit = c->limit;
 	if (c->limit >= LOOP_MIN_PAGES) {
-		long cap = GHOSTS_PER_PAGE * c->limit, start = GROW_START;
+		long cap = GHOSTS_PER_PAGE * c->limit;
 		c->ghost_cap = cap < GHOST_MAX ? (int)cap : GHOST_MAX;
 		/* none: LRU only, and every page taken as needed */
 		c->ghost_bits = 1;
@@ -2802,8 +2802,8 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 		} else {
 			memset(c->ghost, 0xff, (size_t)c->ghost_cap * sizeof *c->ghost);   /* -1: none */
 			memset(c->ghost_at, 0xff, ((size_t)1 << c->ghost_bits) * sizeof *c->ghost_at);
-			if (start < c->limit)
-				c->grow_limit = start;
+			if (GROW_START < c->limit)
+				c->grow_limit = GROW_START;
 		}
 	}
 	c->around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */

@@ -177,15 +177,20 @@ static int idle_put(struct uring *u)
 /* The request slots, set up with the ring: a file that never submits
  * asynchronously (Program I's 1 MiB calls go straight through) does not
  * pay for DEPTH of them at every open.  0 or -ENOMEM. */
+static void slots_link(struct uring *u)
+{
+	for (unsigned i = 0; i < u->depth; i++)
+		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
+	u->free = u->depth ? &u->slots[0] : NULL;
+}
+
 static int slots_init(struct uring *u)
 {
 	if (u->slots)
 		return 0;
 	if (!(u->slots = calloc(u->depth, sizeof *u->slots)))
 		return -ENOMEM;
-	for (unsigned i = 0; i < u->depth; i++)
-		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
-	u->free = &u->slots[0];
+	slots_link(u);
 	return 0;
 }
 
@@ -850,15 +855,18 @@ static void uring_atfork_child(struct ffio_layer *l)
 		io_uring_queue_exit(&u->ring); /* unmaps and closes our copy only */
 	if (u->ring_state != RING_UNAVAILABLE)
 		u->ring_state = RING_NONE;
-	for (unsigned i = 0; u->slots && i < u->depth; i++) {
-		free(u->slots[i].tail);
-		u->slots[i].tail = NULL;
-		free(u->slots[i].pieces);
-		u->slots[i].pieces = NULL;
-		u->slots[i].r = NULL;
-		u->slots[i].next_free = i + 1 < u->depth ? &u->slots[i + 1] : NULL;
+	if (u->slots) {
+		for (unsigned i = 0; i < u->depth; i++) {
+			free(u->slots[i].tail);
+			u->slots[i].tail = NULL;
+			free(u->slots[i].pieces);
+			u->slots[i].pieces = NULL;
+			u->slots[i].r = NULL;
+		}
+		slots_link(u);
+	} else {
+		u->free = NULL;
 	}
-	u->free = u->slots && u->depth ? &u->slots[0] : NULL;
 	u->inflight = u->writes = u->prepared = 0;
 }
 
