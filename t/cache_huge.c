@@ -1,5 +1,7 @@
-/* t/cache_huge.c -- page buffers of a cache that grew past 4 MiB come from
- * huge-page chunks (pages of 4 KiB to 1 MiB), are given back when pages are dropped (fsync) and
+/* t/cache_huge.c -- page buffers of a cache that holds 1 MiB come from
+ * huge-page chunks (pages of 4 KiB to 1 MiB): a new process writing 3 MiB
+ * through 1 MiB pages gets a transparent huge page for its second and
+ * third pages; buffers are given back when pages are dropped (fsync) and
  * reused: the data read back and the file's bytes stay exact through
  * growth, drop and reuse, and over an asynchronous bottom (uring) through
  * large writes that are written around or behind. */
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "ffio.h"
 #include "tap.h"
@@ -85,6 +88,72 @@ static void run(const char *spec)
 	tap_ok(disk_equal(), "%s: file bytes exact after close", spec);
 }
 
+/* AnonHugePages of this process, in KiB; -1 if unknown. */
+static long anon_huge_kib(void)
+{
+	FILE *fp = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kib = -1;
+	while (fp && fgets(line, sizeof line, fp))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+			break;
+	if (fp)
+		fclose(fp);
+	return kib;
+}
+
+/* Are transparent huge pages given to regions marked MADV_HUGEPAGE? */
+static int thp_on(void)
+{
+	FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char line[128] = "";
+	if (fp) {
+		if (!fgets(line, sizeof line, fp))
+			line[0] = 0;
+		fclose(fp);
+	}
+	return strstr(line, "[always]") || strstr(line, "[madvise]");
+}
+
+/* In a new process (no chunks kept from other caches), 3 MiB written in
+ * 64 KiB pieces through 1 MiB pages: the first page has a buffer of its
+ * own, the next two share a 2 MiB chunk, one huge page.  Exit status:
+ * 0 the chunk is a huge page, 1 it is not, 2 the I/O failed. */
+static int huge_child(void)
+{
+	static char piece[65536];
+	long before = anon_huge_kib();
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:8:0");
+	if (fd < 0)
+		return 2;
+	for (int i = 0; i < 48; i++) {
+		memset(piece, 'a' + i % 26, sizeof piece);
+		if (ffwrite(fd, piece, sizeof piece) != (ssize_t)sizeof piece)
+			return 2;
+	}
+	long after = anon_huge_kib();
+	if (ffclose(fd) != 0)
+		return 2;
+	return before >= 0 && after - before >= 2048 ? 0 : 1;
+}
+
+static void test_first_chunk(void)
+{
+	if (!thp_on() || anon_huge_kib() < 0) {
+		tap_skip("no transparent huge pages here");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(huge_child());
+	int st = -1;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	tap_ok(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	       "a new process writing 3 MiB through 1 MiB pages gets a huge page (status %d)",
+	       pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(void)
 {
 	const char *specs[] = {"cache:256k:32:0", "cache.sieve:1m:8:2", "cache:512k:24:0, uring:8",
@@ -96,7 +165,8 @@ int main(void)
 	if (!model || !got || !mkdtemp(dir))
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
-	tap_plan(9 * nspecs);
+	tap_plan(1 + 9 * nspecs);
+	test_first_chunk();
 	for (int i = 0; i < nspecs; i++)
 		run(specs[i]);
 	unlink(path);
