@@ -5,7 +5,8 @@
  * gaps past the end are written as zeros without being cleared in memory),
  * .sieve reading a page of existing data only when its extents are dense,
  * loops over more pages than the cache holds keeping pages cached, a file
- * read once touching only the cache's first pages of memory,
+ * read once touching only the cache's first pages of memory, a file
+ * written from start to end reusing the buffers of pages it completed,
  * O_APPEND at the logical end, truncation
  * shrinking and growing, threads on one descriptor and on many, and fork
  * (the child never writes the parent's data). */
@@ -265,6 +266,39 @@ static void test_grow(void)
 	tap_is(ffclose(fd), 0, "close");
 }
 
+/* A file written from start to end, 8 MiB in 64 KiB pieces through a
+ * cache of 64 pages of 1 MiB over sys: each page the program completed
+ * goes below as one 1 MiB write when the cache wants a page, and its
+ * buffer is reused (the cache does not fill 8 MiB of memory); a page
+ * still being written stays.  The file is exact at close. */
+static void test_write_reuse(void)
+{
+	enum { MIB = 1 << 20, NPG = 8, PIECE = 65536 };
+	static char piece[PIECE], got[PIECE];
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:64:0");
+	int ok = fd >= 0;
+
+	for (int i = 0; i < NPG * MIB / PIECE && ok; i++) {
+		memset(piece, 'a' + i % 26, PIECE);
+		ok = ffwrite(fd, piece, PIECE) == PIECE;
+	}
+	tap_ok(ok, "write reuse: 8 MiB written in 64 KiB pieces");
+	struct ffio_stats st[8];
+	int n = ffgetstats(fd, st, 8);
+	/* two pages held (the one being written and one spare): the six
+	 * completed before them went below, one request each */
+	tap_ok(n > 0 && st[n - 1].count[FFIO_STAT_WRITE] == 6 && st[n - 1].bytes[FFIO_STAT_WRITE] == 6ULL * MIB,
+	       "write reuse: 6 completed pages went below as 6 writes of 1 MiB (%llu, %llu bytes)",
+	       n > 0 ? (unsigned long long)st[n - 1].count[FFIO_STAT_WRITE] : 0ULL,
+	       n > 0 ? (unsigned long long)st[n - 1].bytes[FFIO_STAT_WRITE] : 0ULL);
+	tap_is(ffclose(fd), 0, "close");
+	for (int i = 0; i < NPG * MIB / PIECE && ok; i++) {
+		memset(piece, 'a' + i % 26, PIECE);
+		ok = disk(got, PIECE, (off_t)i * PIECE) == PIECE && memcmp(got, piece, PIECE) == 0;
+	}
+	tap_ok(ok, "write reuse: the file holds every byte");
+}
+
 /* .sieve over a cache much smaller than the span, so that page buffers are
  * reused: a reused page past the end of the file below is not cleared;
  * its gaps go below as zeros (records at least 2 KiB apart), or it is
@@ -457,6 +491,7 @@ int main(void)
 	test_sieve();
 	test_loops();
 	test_grow();
+	test_write_reuse();
 	test_sieve_existing(0);
 	test_sieve_existing(1);
 	test_sieve_reused(256);  /* records dense: pages cleared as written */
