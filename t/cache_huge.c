@@ -1,7 +1,8 @@
-/* t/cache_huge.c -- page buffers of a cache that holds 1 MiB come from
- * huge-page chunks (pages of 4 KiB to 1 MiB): a new process writing 3 MiB
- * through 1 MiB pages gets a transparent huge page for its second and
- * third pages; buffers are given back when pages are dropped (fsync) and
+/* t/cache_huge.c -- page buffers of a cache that holds 1 MiB, or of a
+ * file of 2 MiB or more, come from huge-page chunks (pages of 4 KiB to
+ * 1 MiB): a new process writing 3 MiB through 1 MiB pages gets a
+ * transparent huge page for its second and third pages, one reading the
+ * start of that file for its first; buffers are given back when pages are dropped (fsync) and
  * reused: the data read back and the file's bytes stay exact through
  * growth, drop and reuse, and over an asynchronous bottom (uring) through
  * large writes that are written around or behind. */
@@ -115,20 +116,24 @@ static int thp_on(void)
 	return strstr(line, "[always]") || strstr(line, "[madvise]");
 }
 
-/* In a new process (no chunks kept from other caches), 3 MiB written in
- * 64 KiB pieces through 1 MiB pages: the first page has a buffer of its
- * own, the next two share a 2 MiB chunk, one huge page.  Exit status:
- * 0 the chunk is a huge page, 1 it is not, 2 the I/O failed. */
-static int huge_child(void)
+/* In a new process (no chunks kept from other caches), through 1 MiB
+ * pages: writing a new file, 3 MiB in 64 KiB pieces (the first page has
+ * a buffer of its own, the next two share a 2 MiB chunk, one huge page);
+ * reading 64 KiB at the start of that file, 3 MiB long (a file of a chunk
+ * or more takes a chunk from its first page).  Exit status: 0 a huge
+ * page came, 1 none did, 2 the I/O failed. */
+static int huge_child(int reading)
 {
 	static char piece[65536];
 	long before = anon_huge_kib();
-	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:8:0");
+	int fd = reading ? ffopen(path, O_RDONLY, 0, "cache:1m:8:0")
+			 : ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:8:0");
 	if (fd < 0)
 		return 2;
-	for (int i = 0; i < 48; i++) {
+	for (int i = 0; i < (reading ? 1 : 48); i++) {
 		memset(piece, 'a' + i % 26, sizeof piece);
-		if (ffwrite(fd, piece, sizeof piece) != (ssize_t)sizeof piece)
+		if (reading ? ffpread(fd, piece, sizeof piece, 0) != (ssize_t)sizeof piece || piece[0] != 'a'
+			    : ffwrite(fd, piece, sizeof piece) != (ssize_t)sizeof piece)
 			return 2;
 	}
 	long after = anon_huge_kib();
@@ -137,20 +142,21 @@ static int huge_child(void)
 	return before >= 0 && after - before >= 2048 ? 0 : 1;
 }
 
-static void test_first_chunk(void)
+static void test_first_chunk(int reading)
 {
+	const char *what = reading ? "reading 64 KiB of a 3 MiB file" : "writing 3 MiB";
 	if (!thp_on() || anon_huge_kib() < 0) {
 		tap_skip("no transparent huge pages here");
 		return;
 	}
 	pid_t pid = fork();
 	if (pid == 0)
-		_exit(huge_child());
+		_exit(huge_child(reading));
 	int st = -1;
 	if (pid > 0)
 		waitpid(pid, &st, 0);
 	tap_ok(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	       "a new process writing 3 MiB through 1 MiB pages gets a huge page (status %d)",
+	       "a new process %s through 1 MiB pages gets a huge page (status %d)", what,
 	       pid > 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
@@ -165,8 +171,9 @@ int main(void)
 	if (!model || !got || !mkdtemp(dir))
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
-	tap_plan(1 + 9 * nspecs);
-	test_first_chunk();
+	tap_plan(2 + 9 * nspecs);
+	test_first_chunk(0);
+	test_first_chunk(1);
 	for (int i = 0; i < nspecs; i++)
 		run(specs[i]);
 	unlink(path);
