@@ -120,6 +120,7 @@ struct cache {
 	size_t hmask;
 	struct cpage lru;            /* sentinel */
 	long npages, ndirty;
+	long npages_peak;            /* the most pages held at once (.diag) */
 	struct cpage *last;          /* the page touched last */
 	char *scratch;               /* one page, for merging reads into dirty pages */
 
@@ -1299,7 +1300,8 @@ static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh,
 	p->hnext = c->hash[h];
 	c->hash[h] = p;
 	lru_append(c, p);
-	c->npages++;
+	if (++c->npages > c->npages_peak)
+		c->npages_peak = c->npages;
 	*out = p;
 	return 0;
 }
@@ -2879,7 +2881,7 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 
 static void report(struct cache *c)
 {
-	char label[128], text[1024];
+	char label[128], text[2048];
 	int n;
 
 	ffio_layer_label(&c->base, label, sizeof label);
@@ -2891,11 +2893,13 @@ static void report(struct cache *c)
 		     "  below: %" PRIu64 " reads (%" PRIu64 " bytes), %" PRIu64 " writes (%" PRIu64 " bytes); %" PRIu64 " requests went around the cache\n"
 		     "  asynchronous: %" PRIu64 " writes, %" PRIu64 " reads\n"
 		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps"
-		     "; %" PRIu64 " of them in a loop, most recent first\n",
+		     "; %" PRIu64 " of them in a loop, most recent first\n"
+		     "  memory: at most %ld of %ld pages held (%zu KiB of page buffers)\n",
 		     label, c->base.file->path, c->n_read, c->b_read, c->n_write, c->b_write, c->hits,
 		     c->misses, c->ra_used, c->ra_wasted, c->ra_hints, c->run_loads, c->below_reads, c->below_rbytes, c->below_writes,
 		     c->below_wbytes, c->bypass, c->async_writes, c->async_reads, c->ev_clean,
-		     c->ev_complete, c->ev_gaps, c->ev_loop);
+		     c->ev_complete, c->ev_gaps, c->ev_loop, c->npages_peak, c->limit,
+		     (size_t)c->npages_peak * (c->page >> 10));
 	if (n > 0)
 		ffio_log_raw(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }

@@ -299,6 +299,37 @@ static void test_write_reuse(void)
 	tap_ok(ok, "write reuse: the file holds every byte");
 }
 
+/* .diag says how many pages the cache held at most: the writer above, in
+ * a child logging to a file, held 2 of its 64 pages. */
+static void test_memory_line(void)
+{
+	enum { MIB = 1 << 20, PIECE = 65536 };
+	char log[320], text[4096];
+	snprintf(log, sizeof log, "%s/diag.log", dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		static char piece[PIECE];
+		setenv("FF_IO_LOGFILE", log, 1);
+		int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache.diag:1m:64:0");
+		for (int i = 0; fd >= 0 && i < 8 * MIB / PIECE; i++)
+			if (ffwrite(fd, piece, PIECE) != PIECE)
+				_exit(1);
+		_exit(fd >= 0 && ffclose(fd) == 0 ? 0 : 1);
+	}
+	int st = -1;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	tap_ok(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "memory line: a child wrote 8 MiB with .diag");
+	FILE *f = fopen(log, "r");
+	size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[n] = 0;
+	tap_ok(strstr(text, "memory: at most 2 of 64 pages held (2048 KiB of page buffers)") != NULL,
+	       "memory line: .diag reports 2 of 64 pages held");
+	unlink(log);
+}
+
 /* .sieve over a cache much smaller than the span, so that page buffers are
  * reused: a reused page past the end of the file below is not cleared;
  * its gaps go below as zeros (records at least 2 KiB apart), or it is
@@ -492,6 +523,7 @@ int main(void)
 	test_loops();
 	test_grow();
 	test_write_reuse();
+	test_memory_line();
 	test_sieve_existing(0);
 	test_sieve_existing(1);
 	test_sieve_reused(256);  /* records dense: pages cleared as written */
