@@ -13,7 +13,8 @@
  * cache of 16 pages of 1 MiB), with no I/O at all.  A write-behind cache
  * must make that copy before the call returns (the program may reuse its
  * buffer), so its overlap is at most the one printed there, even if the
- * I/O itself were hidden completely.
+ * I/O itself were hidden completely.  With -d the copy is the cache's
+ * own under O_DIRECT, with non-temporal stores (ffio_copy_stream).
  * -d: the writes go to the device (O_DIRECT: sys.direct and uring.direct
  * for the reference rows; give .direct stacks as SPECs), where the I/O
  * is the device's time, not a copy into the page cache.
@@ -100,6 +101,8 @@ static double run_sync(const char *path, const char *spec, char *buf, int do_com
 /* compute, then copy the block into the next place of a ring of memory
  * (touched once before the timing, as a cache's pages are after its first
  * round): what a write-behind cache cannot avoid, with no I/O */
+static int direct;
+
 static double run_copy(char *ring, const char *buf)
 {
 	size_t at = 0;
@@ -108,7 +111,10 @@ static double run_copy(char *ring, const char *buf)
 		compute();
 		if (at + block > ring_size)
 			at = 0;
-		memcpy(ring + at, buf, block);
+		if (direct)
+			ffio_copy_stream(ring + at, buf, block);
+		else
+			memcpy(ring + at, buf, block);
 		at += block;
 	}
 	return bench_now() - t0;
@@ -178,7 +184,7 @@ int main(int argc, char **argv)
 	const char *sys_spec = "sys", *uring_spec = "uring:64";
 	while ((opt = getopt(argc, argv, "df:T:n:b:R:r:")) != -1) {
 		switch (opt) {
-		case 'd': sys_spec = "sys.direct"; uring_spec = "uring.direct:64"; break;
+		case 'd': sys_spec = "sys.direct"; uring_spec = "uring.direct:64"; direct = 1; break;
 		case 'f': path = optarg; break;
 		case 'T': compute_ms = atof(optarg); break;
 		case 'n': steps = atoi(optarg); break;

@@ -2000,6 +2000,17 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 	return (ssize_t)n;
 }
 
+/* Under O_DIRECT a large piece of a write is copied into its page with
+ * non-temporal stores (ffio_copy_stream): the page goes to the device by
+ * DMA, and the copy neither reads the page's lines first nor evicts the
+ * program's data.  bench/uring_overlap -d (32 writes of 4 MiB between
+ * 5 ms of computation over cache.direct:1m:16:0, uring.direct:64): the
+ * writes took 15.9 ms in all with memcpy, 11.4 ms so, and the overlap
+ * went from 60-80% (median 72%) to 74-77% (76%) in five paired runs.
+ * Into the page cache the kernel reads the page again at once, better
+ * from the processor's cache: memcpy there. */
+#define STREAM_COPY_MIN ((size_t)64 << 10)
+
 /* Copy n bytes at off into the cache (write-behind). */
 static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off)
 {
@@ -2046,7 +2057,10 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			if (p->inflight && (err = pg_wait(c, p)) < 0) /* never modified in flight */
 				return done ? (ssize_t)done : err;
 		}
-		memcpy(p->data + lo, src + done, len);
+		if (c->direct && len >= STREAM_COPY_MIN)
+			ffio_copy_stream(p->data + lo, src + done, len);
+		else
+			memcpy(p->data + lo, src + done, len);
 		if (!p->next_ext)
 			c->ndirty++;
 		if (p->known && is_sieve(c) && p->next_ext) {

@@ -452,6 +452,8 @@ void ffio_layer_label(const struct ffio_layer *l, char *buf, size_t len);
 /* Aligned buffers for cache pages (jemalloc private arena or mmap). */
 void *ffio_buf_alloc(size_t size, size_t align);
 void ffio_buf_free(void *p, size_t size);
+/* memcpy with non-temporal stores (x86-64; memcpy elsewhere), fenced. */
+void ffio_copy_stream(void *dst, const void *src, size_t n);
 
 /* ---- small helpers ----------------------------------------------------- */
 
