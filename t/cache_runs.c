@@ -17,7 +17,7 @@
 #define RUN (NREAD * READ)
 #define STRIDE 98304              /* from run start to run start */
 #define NRUNS 80
-#define FETCH (RUN + RUN / 8)     /* what a run fetches: its length, an eighth to spare */
+#define FETCH (RUN + RUN / 32)    /* what a run fetches: its length, a 32nd to spare */
 
 /* Read run k (shifted by skew) in NREAD sequential reads; 1 if exact. */
 static int read_run(int fd, int k, off_t skew)
