@@ -1068,44 +1068,53 @@ static void ghost_note(struct cache *c, int64_t pno)
 	}
 }
 
+/* Victim p is taken: counted as a clean page unless it was written to
+ * make room (counted then), and remembered as evicted. */
+static struct cpage *victim_taken(struct cache *c, struct cpage *p)
+{
+	if (p->evicted)
+		p->evicted = 0;
+	else
+		c->ev_clean++;
+	ghost_add(c, p->pno);
+	return p;
+}
+
+/* Make the dirty victim p clean now: written alone, and waited for, its
+ * eviction counted.  0 when it is clean and idle; -1 when it is not
+ * (its write failed: the error is the file's). */
+static int victim_clean_now(struct cache *c, struct cpage *p)
+{
+	if (pg_complete(c, p))
+		c->ev_complete++;
+	else
+		c->ev_gaps++;
+	p->evicted = 1;
+	struct cpage *set[1] = {p};
+	int err = flush_set_waited(c, set, 1);
+	if (err == 0)
+		err = ffio_below_commit(&c->base);
+	if (err == 0)
+		err = pg_wait(c, p);
+	if (err < 0)
+		ffio_file_set_error(c->base.file, err);
+	return err < 0 || p->next_ext || !pg_idle(p) ? -1 : 0;
+}
+
 /* In a loop: the most recently used idle page but the newest one (the
  * program may still be in it) and pages read ahead and not used yet, made
- * clean first if it is dirty (written alone, and waited for).  NULL: none,
- * or its write failed (LRU then). */
+ * clean first if it is dirty.  NULL: none, or its write failed (LRU
+ * then). */
 static struct cpage *loop_victim(struct cache *c)
 {
 	struct cpage *p;
 
 	for (p = c->lru.prev->prev; p != &c->lru && (!pg_idle(p) || p->ra); p = p->prev)
 		;
-	if (p == &c->lru)
+	if (p == &c->lru || (p->next_ext && victim_clean_now(c, p) < 0))
 		return NULL;
-	if (p->next_ext) {
-		if (pg_complete(c, p))
-			c->ev_complete++;
-		else
-			c->ev_gaps++;
-		p->evicted = 1;
-		struct cpage *set[1] = {p};
-		int err = flush_set_waited(c, set, 1);
-		if (err == 0)
-			err = ffio_below_commit(&c->base);
-		if (err == 0)
-			err = pg_wait(c, p);
-		if (err < 0) {
-			ffio_file_set_error(c->base.file, err);
-			return NULL;
-		}
-		if (p->next_ext || !pg_idle(p))
-			return NULL;
-	}
-	if (p->evicted)
-		p->evicted = 0;
-	else
-		c->ev_clean++;
 	c->ev_loop++;
-	ghost_add(c, p->pno);
-	return p;
+	return victim_taken(c, p);
 }
 
 /* The least recently used clean page not in flight, among the
@@ -1122,23 +1131,16 @@ static struct cpage *clean_victim(struct cache *c, int keep_ra)
 	int walked = 0;
 	if (c->ndirty >= c->npages)
 		return NULL;
-	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next) {
-		if (p->next_ext || !pg_idle(p) || (keep_ra && p->ra))
-			continue;
-		if (p->evicted)
-			p->evicted = 0;
-		else
-			c->ev_clean++;
-		ghost_add(c, p->pno);
-		return p;
-	}
+	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next)
+		if (!p->next_ext && pg_idle(p) && !(keep_ra && p->ra))
+			return victim_taken(c, p);
 	return NULL;
 }
 
 /* Over a synchronous stack, a buffer for a new page of a write once the
  * cache holds grow_limit pages: a clean idle page, else, with pages of
  * WRITE_REUSE_PAGE or more, the least recently used idle page the program
- * wrote whole (pg_full: nothing will join it), written now, alone, and
+ * wrote whole (pg_full: nothing will join it), made clean now and
  * reused.  NULL: none of the CLEAN_WALK oldest pages is either (the cache
  * grows), or the write failed (the error is the file's).  A program
  * writing a file from start to end then goes through a few pages of
@@ -1160,23 +1162,9 @@ static struct cpage *write_victim(struct cache *c)
 
 	if (v || c->page < WRITE_REUSE_PAGE)
 		return v;
-	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next) {
-		if (!p->next_ext || !pg_idle(p) || !pg_full(c, p))
-			continue;
-		c->ev_complete++;
-		struct cpage *set[1] = {p};
-		int err = flush_set_waited(c, set, 1);
-		if (err == 0)
-			err = ffio_below_commit(&c->base);
-		if (err < 0) {
-			ffio_file_set_error(c->base.file, err);
-			return NULL;
-		}
-		if (p->next_ext || !pg_idle(p))
-			return NULL;
-		ghost_add(c, p->pno);
-		return p;
-	}
+	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next)
+		if (p->next_ext && pg_idle(p) && pg_full(c, p))
+			return victim_clean_now(c, p) < 0 ? NULL : victim_taken(c, p);
 	return NULL;
 }
 
@@ -2553,14 +2541,23 @@ static void around_ahead(struct cache *c, off_t off, size_t n)
 	c->ra_stride = 0;
 }
 
-static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
+/* Read [off, off + n) from below straight into the caller's buffer, around
+ * the cache; *got is what arrived (short at the end of the file below). */
+static int read_through(struct cache *c, void *buf, size_t n, off_t off, size_t *got)
 {
 	struct iovec iov = {buf, n};
+	c->bypass++;
+	return below_readv(c, &iov, 1, off, got);
+}
+
+/* A read around the cache, n bytes the caller knows lie below the logical
+ * end: what the file below lacks of them is a hole (zeros). */
+static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
+{
 	size_t got = 0;
 	int err;
 
-	c->bypass++;
-	if ((err = below_readv(c, &iov, 1, off, &got)) < 0)
+	if ((err = read_through(c, buf, n, off, &got)) < 0)
 		return err;
 	if (got < n)
 		memset((char *)buf + got, 0, n - got); /* a hole up to the logical end */
@@ -2583,11 +2580,9 @@ static ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		/* No write of this open is cached: the file below holds every
 		 * byte, and its size need not be asked for (a short read is its
 		 * end).  Program I reads this way after each open. */
-		struct iovec iov = {buf, n};
 		size_t got = 0;
 		around_ahead(c, off, n);
-		c->bypass++;
-		if ((err = below_readv(c, &iov, 1, off, &got)) < 0)
+		if ((err = read_through(c, buf, n, off, &got)) < 0)
 			return err;
 		c->b_read += got;
 		return (ssize_t)got;
