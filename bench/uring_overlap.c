@@ -25,6 +25,7 @@ static double compute_ms = 5;
 static size_t block = 4u << 20;
 static int steps = 32;
 static size_t ring_size = 16u << 20;
+static int direct; /* -d: O_DIRECT below, and the ceiling copies as the cache does then */
 static volatile double sink;
 
 static long work; /* iterations of one step's computation (calibrated) */
@@ -101,8 +102,6 @@ static double run_sync(const char *path, const char *spec, char *buf, int do_com
 /* compute, then copy the block into the next place of a ring of memory
  * (touched once before the timing, as a cache's pages are after its first
  * round): what a write-behind cache cannot avoid, with no I/O */
-static int direct;
-
 static double run_copy(char *ring, const char *buf)
 {
 	size_t at = 0;

@@ -174,9 +174,7 @@ static int idle_put(struct uring *u)
 	return kept;
 }
 
-/* The request slots, set up with the ring: a file that never submits
- * asynchronously (Program I's 1 MiB calls go straight through) does not
- * pay for DEPTH of them at every open.  0 or -ENOMEM. */
+/* Every request slot on the free list. */
 static void slots_link(struct uring *u)
 {
 	for (unsigned i = 0; i < u->depth; i++)
@@ -184,6 +182,9 @@ static void slots_link(struct uring *u)
 	u->free = u->depth ? &u->slots[0] : NULL;
 }
 
+/* The request slots, set up with the ring: a file that never submits
+ * asynchronously (Program I's 1 MiB calls go straight through) does not
+ * pay for DEPTH of them at every open.  0 or -ENOMEM. */
 static int slots_init(struct uring *u)
 {
 	if (u->slots)
