@@ -75,8 +75,8 @@ static const char *romio_path(const char *filename)
 	return filename;
 }
 
-/* The ffio file behind m on this rank, or NULL (not managed, or ROMIO has
- * not opened it here). */
+/* The ffio file behind m on this rank, held (ffio_file_put), or NULL (not
+ * managed, or ROMIO has not opened it here). */
 static struct ffio_file *ffio_of(struct mfile *m)
 {
 	if (!m || !m->have_inode)
@@ -254,6 +254,7 @@ int MPI_File_close(MPI_File *fh)
 	if (m)
 		mfile_remove(m);
 	int rc = PMPI_File_close(fh);
+	ffio_file_put(f);
 	if (rc == MPI_SUCCESS && ret < 0)
 		return io_error(-ret);
 	return rc;
@@ -264,6 +265,8 @@ int MPI_File_sync(MPI_File fh)
 	struct ffio_file *f = ffio_of(mfile_of(fh));
 	int ret = f ? ffio_file_fsync(f, 0) : 0;
 	int rc = PMPI_File_sync(fh);
+
+	ffio_file_put(f);
 
 	if (rc == MPI_SUCCESS && ret < 0)
 		return io_error(-ret);
@@ -279,12 +282,15 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 	if (f && flag)
 		ret = ffio_file_flush(f);
 	int rc = PMPI_File_set_atomicity(fh, flag);
-	if (rc != MPI_SUCCESS)
+	if (rc != MPI_SUCCESS) {
+		ffio_file_put(f);
 		return rc;
+	}
 	if (m)
 		m->atomic = flag != 0;
 	if (f && ret == 0)
 		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, flag != 0);
+	ffio_file_put(f);
 	if (ret < 0)
 		return io_error(-ret);
 	return rc;
@@ -309,9 +315,10 @@ static int resize(MPI_File fh, MPI_Offset size, int (*call)(MPI_File, MPI_Offset
 	if (!f)
 		return rc;
 	ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, m->atomic);
+	int e = rc == MPI_SUCCESS ? ffio_file_invalidate(f) : 0;
+	ffio_file_put(f);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	int e = ffio_file_invalidate(f);
 	if (ret == 0)
 		ret = e;
 	return ret < 0 ? io_error(-ret) : rc;
@@ -337,6 +344,7 @@ static int after_write(MPI_File fh, int rc)
 	if (rc != MPI_SUCCESS || !m || !m->atomic || !(f = ffio_of(m)))
 		return rc;
 	int ret = ffio_file_flush(f);
+	ffio_file_put(f);
 	return ret < 0 ? io_error(-ret) : rc;
 }
 
@@ -348,6 +356,7 @@ static int before_read(MPI_File fh)
 	if (!m || !m->atomic || !(f = ffio_of(m)))
 		return MPI_SUCCESS;
 	int ret = ffio_file_invalidate(f);
+	ffio_file_put(f);
 	return ret < 0 ? io_error(-ret) : MPI_SUCCESS;
 }
 

@@ -48,7 +48,7 @@ static double scattered_async(const char *path, char *buf)
 	char spec[32];
 	snprintf(spec, sizeof spec, "uring.direct:%zu", depth);
 	int fd = open_direct(path, spec);
-	struct ffio_file *f = ffio_fd_get(fd);
+	struct ffio_file *f = ffio_fd_file(fd);
 	struct ffio_layer above = { .below = f->top, .file = f };
 	struct ffio_req *r = calloc(nreads, sizeof *r);
 	struct iovec *iov = calloc(nreads, sizeof *iov);
@@ -100,7 +100,7 @@ static double open_close_ring(const char *path)
 	double t0 = bench_now();
 	for (int i = 0; i < 1000; i++) {
 		int fd = open_direct(path, "uring.direct:64");
-		struct ffio_file *f = ffio_fd_get(fd);
+		struct ffio_file *f = ffio_fd_file(fd);
 		struct ffio_layer above = { .below = f->top, .file = f };
 		struct iovec iov = { b, 4096 };
 		struct ffio_req r = { .op = FFIO_OP_READ, .iov = &iov, .iovcnt = 1, .done = done };

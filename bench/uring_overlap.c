@@ -139,7 +139,7 @@ static void slot_done(struct ffio_req *r)
 static double run_async(const char *path, const char *spec, char *buf[2])
 {
 	int fd = open_or_die(path, spec);
-	struct ffio_file *f = ffio_fd_get(fd);
+	struct ffio_file *f = ffio_fd_file(fd);
 	struct ffio_layer *b = f->top;
 	while (b->below)
 		b = b->below;

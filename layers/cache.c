@@ -487,7 +487,7 @@ static void spare_fork_unlock(void)
 
 static void spare_init(void)
 {
-	pthread_atfork(spare_fork_lock, spare_fork_unlock, spare_fork_unlock);
+	ffio_atfork(spare_fork_lock, spare_fork_unlock, spare_fork_unlock);
 }
 
 static void spare_lock_take(void)

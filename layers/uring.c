@@ -140,7 +140,7 @@ static void idle_drop_in_child(void)
 
 static void idle_init(void)
 {
-	pthread_atfork(NULL, NULL, idle_drop_in_child);
+	ffio_atfork(NULL, NULL, idle_drop_in_child);
 }
 
 /* Take an idle ring made for the same depth and flags (1), or none (0). */

@@ -59,12 +59,14 @@ static void real_aio_init(void)
 	pthread_once(&real_aio_once, real_aio_resolve);
 }
 
-/* The managed file behind fd, or NULL when the call is not ffio's. */
-static struct ffio_file *managed(int fd)
+/* The managed description behind fd, or NULL when the call is not ffio's
+ * (not managed, passed through to the kernel, or made inside ffio). */
+static struct ffio_ofd *managed(int fd)
 {
-	if (ffio_in_lib)
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	if (!o || ffio_in_lib || o->is_private || o->file->through)
 		return NULL;
-	return ffio_fd_get(fd);
+	return o;
 }
 
 /* ---- completed control blocks ------------------------------------------- */
@@ -228,24 +230,21 @@ static int notify(const struct sigevent *sev)
 
 enum aio_kind { AIO_READ, AIO_WRITE, AIO_SYNC, AIO_DSYNC };
 
-/* Perform one request on f; returns the byte count or -errno. */
-static ssize_t perform(struct ffio_file *f, enum aio_kind kind, volatile void *buf,
+/* Perform one request on o; returns the byte count or -errno.  An
+ * appending description writes at the end, as write(2) does. */
+static ssize_t perform(struct ffio_ofd *o, enum aio_kind kind, volatile void *buf,
 		       size_t n, off_t off)
 {
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
 	switch (kind) {
 	case AIO_READ:
-		return ffio_file_pread(f, (void *)buf, n, off);
+		return ffio_ofd_preadv(o, &iov, 1, off);
 	case AIO_WRITE:
-		if (f->oflags & O_APPEND) {
-			/* Appending writes go to the end, as write(2) does. */
-			struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-			return ffio_file_writev(f, &iov, 1);
-		}
-		return ffio_file_pwrite(f, (const void *)buf, n, off);
+		return ffio_ofd_pwritev(o, &iov, 1, off);
 	case AIO_SYNC:
-		return ffio_file_fsync(f, 0);
+		return ffio_file_fsync(o->file, 0);
 	case AIO_DSYNC:
-		return ffio_file_fsync(f, 1);
+		return ffio_file_fsync(o->file, 1);
 	}
 	return -EINVAL;
 }
@@ -253,18 +252,18 @@ static ssize_t perform(struct ffio_file *f, enum aio_kind kind, volatile void *b
 /* Submit one request on a managed file: perform it, record the result for
  * cb and notify (notify_now 0: the caller notifies for a whole list).
  * Returns 0, or -errno when the request could not be queued at all. */
-static int submit(struct ffio_file *f, const void *cb, enum aio_kind kind, volatile void *buf,
+static int submit(struct ffio_ofd *o, const void *cb, enum aio_kind kind, volatile void *buf,
 		  size_t n, off_t off, const struct sigevent *sev, int notify_now)
 {
 	if (kind == AIO_READ || kind == AIO_WRITE) {
 		if (off < 0)
 			return -EINVAL;
-		if (kind == AIO_READ && (f->oflags & O_ACCMODE) == O_WRONLY)
+		if (kind == AIO_READ && (o->oflags & O_ACCMODE) == O_WRONLY)
 			return -EBADF;
-		if (kind == AIO_WRITE && (f->oflags & O_ACCMODE) == O_RDONLY)
+		if (kind == AIO_WRITE && (o->oflags & O_ACCMODE) == O_RDONLY)
 			return -EBADF;
 	}
-	ssize_t res = perform(f, kind, buf, n, off);
+	ssize_t res = perform(o, kind, buf, n, off);
 	int ret = done_record(cb, res < 0 ? (int)-res : 0, res < 0 ? -1 : res);
 	if (ret < 0)
 		return ret;
@@ -288,7 +287,7 @@ static int fail(int err)
  * elsewhere the 64 variants differ only in the offset field. */
 #define CB_SUBMIT(cb, kind)                                                               \
 	do {                                                                              \
-		struct ffio_file *f_ = managed((cb)->aio_fildes);                         \
+		struct ffio_ofd *f_ = managed((cb)->aio_fildes);                         \
 		if (!f_)                                                                  \
 			break;                                                            \
 		int r_ = submit(f_, (cb), (kind), (cb)->aio_buf, (cb)->aio_nbytes,        \
@@ -383,7 +382,7 @@ int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev
 		struct aiocb *cb = list[i];
 		if (!cb || cb->aio_lio_opcode == LIO_NOP)
 			continue;
-		struct ffio_file *f = managed(cb->aio_fildes);
+		struct ffio_ofd *f = managed(cb->aio_fildes);
 		if (!f) {
 			done_forget(cb);
 			rest[i] = cb;

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ffio-internal.h"
+#include "interpose.h"
 
 /* Stacks given to ffopen as text: parsed once per distinct call and kept
  * for the life of the process (the file refers to its entry). */
@@ -19,11 +21,7 @@ static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int set_errno(long r)
 {
-	if (r < 0) {
-		errno = (int)-r;
-		return -1;
-	}
-	return 0;
+	return (int)result(r < 0 ? r : 0);
 }
 
 static struct ffio_entry *stack_for(const char *text, int *err)
@@ -61,7 +59,6 @@ out:
 int ffopen(const char *path, int flags, mode_t mode, const char *spec)
 {
 	struct ffio_entry *e = NULL;
-	struct ffio_file *f;
 	int err = 0;
 
 	ffio_init();
@@ -79,84 +76,90 @@ int ffopen(const char *path, int flags, mode_t mode, const char *spec)
 	}
 	if (!e)
 		return set_errno(err ? err : -EINVAL);
-	err = ffio_file_open(e, AT_FDCWD, path, flags, mode, &f);
-	if (err < 0)
-		return set_errno(err);
-	return f->fd;
+	ffio_in_lib++;
+	int fd = ffio_open(e, AT_FDCWD, path, flags, mode, 1);
+	ffio_in_lib--;
+	/* Not a regular file, or not cacheable: the descriptor is plain and
+	 * the calls below make plain system calls on it. */
+	return fd < 0 ? set_errno(fd) : fd;
 }
 
-#define FILE_OR_EBADF(fd)                        \
-	struct ffio_file *f = ffio_fd_get(fd);   \
-	if (!f) {                                \
-		errno = EBADF;                   \
-		return -1;                       \
-	}
+/* The managed description behind fd, or NULL: the call is then the plain
+ * POSIX one (a descriptor ffopen did not manage, or any other). */
+static struct ffio_ofd *api_ofd(int fd)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	return o && !o->is_private ? o : NULL;
+}
 
 ssize_t ffread(int fd, void *buf, size_t n)
 {
-	FILE_OR_EBADF(fd);
+	struct ffio_ofd *o = api_ofd(fd);
 	struct iovec iov = {buf, n};
-	ssize_t r = ffio_file_readv(f, &iov, 1);
-	return r < 0 ? set_errno(r) : r;
+	return o ? result(ffio_ofd_readv(o, &iov, 1)) : read(fd, buf, n);
 }
 
 ssize_t ffwrite(int fd, const void *buf, size_t n)
 {
-	FILE_OR_EBADF(fd);
+	struct ffio_ofd *o = api_ofd(fd);
 	struct iovec iov = {(void *)buf, n};
-	ssize_t r = ffio_file_writev(f, &iov, 1);
-	return r < 0 ? set_errno(r) : r;
+	return o ? result(ffio_ofd_writev(o, &iov, 1)) : write(fd, buf, n);
 }
 
 ssize_t ffpread(int fd, void *buf, size_t n, off_t off)
 {
-	FILE_OR_EBADF(fd);
-	ssize_t r = ffio_file_pread(f, buf, n, off);
-	return r < 0 ? set_errno(r) : r;
+	struct ffio_ofd *o = api_ofd(fd);
+	struct iovec iov = {buf, n};
+	return o ? result(ffio_ofd_preadv(o, &iov, 1, off)) : pread(fd, buf, n, off);
 }
 
 ssize_t ffpwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	FILE_OR_EBADF(fd);
-	ssize_t r = ffio_file_pwrite(f, buf, n, off);
-	return r < 0 ? set_errno(r) : r;
+	struct ffio_ofd *o = api_ofd(fd);
+	struct iovec iov = {(void *)buf, n};
+	return o ? result(ffio_ofd_pwritev(o, &iov, 1, off)) : pwrite(fd, buf, n, off);
 }
 
 off_t ffseek(int fd, off_t off, int whence)
 {
-	FILE_OR_EBADF(fd);
-	off_t r = ffio_file_seek(f, off, whence);
-	return r < 0 ? set_errno(r) : r;
+	struct ffio_ofd *o = api_ofd(fd);
+	return o ? result(ffio_ofd_seek(o, off, whence)) : lseek(fd, off, whence);
 }
 
 int ffflush(int fd)
 {
-	FILE_OR_EBADF(fd);
-	return set_errno(ffio_file_flush(f));
+	struct ffio_ofd *o = api_ofd(fd);
+	if (!o) /* nothing buffered: the descriptor must still be open */
+		return fcntl(fd, F_GETFD) < 0 ? -1 : 0;
+	return (int)result(ffio_file_flush(o->file));
 }
 
 int fffsync(int fd)
 {
-	FILE_OR_EBADF(fd);
-	return set_errno(ffio_file_fsync(f, 0));
+	struct ffio_ofd *o = api_ofd(fd);
+	return o ? (int)result(ffio_file_fsync(o->file, 0)) : fsync(fd);
 }
 
 int ffclose(int fd)
 {
-	return set_errno(ffio_fd_close(fd));
+	return close(fd);
 }
 
 int ffgetstats(int fd, struct ffio_stats *st, int max)
 {
-	FILE_OR_EBADF(fd);
+	struct ffio_ofd *o = api_ofd(fd);
+	if (!o) {
+		errno = EBADF;
+		return -1;
+	}
 	if (max < 0 || (max > 0 && !st)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return ffio_file_stats(f, st, max);
+	return ffio_file_stats(o->file, st, max);
 }
 
 int ffio_is_managed(int fd)
 {
-	return ffio_fd_get(fd) != NULL;
+	return ffio_fd_file(fd) != NULL;
 }

@@ -1,4 +1,4 @@
-/* libffio/fdtable.c -- descriptor -> open file, one load per lookup.  The
+/* libffio/fdtable.c -- descriptor -> open file description, one load per lookup.  The
  * table is one anonymous mapping sized for the process's descriptor limit;
  * untouched pages cost nothing. */
 #include "config.h"
@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 #include "ffio-internal.h"
 
-struct ffio_file *_Atomic *ffio_fdtab;
+struct ffio_ofd *_Atomic *ffio_fdtab;
 int ffio_fdtab_size;
 
 #define FDTAB_MIN (1 << 16)
@@ -32,21 +32,21 @@ int ffio_fdtab_init(void)
 	return 0;
 }
 
-int ffio_fd_attach(int fd, struct ffio_file *f)
+int ffio_fd_attach(int fd, struct ffio_ofd *o)
 {
 	if (fd < 0 || fd >= ffio_fdtab_size)
 		return -EMFILE;
-	__atomic_add_fetch(&f->refs, 1, __ATOMIC_RELAXED);
-	ffio_fdtab[fd] = f;
+	o->refs++;
+	ffio_fdtab[fd] = o;
 	return 0;
 }
 
-struct ffio_file *ffio_fd_detach(int fd)
+struct ffio_ofd *ffio_fd_detach(int fd)
 {
-	struct ffio_file *f;
+	struct ffio_ofd *o;
 	if ((unsigned)fd >= (unsigned)ffio_fdtab_size)
 		return NULL;
-	f = ffio_fdtab[fd];
+	o = ffio_fdtab[fd];
 	ffio_fdtab[fd] = NULL;
-	return f;
+	return o;
 }

@@ -15,7 +15,10 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -211,22 +214,43 @@ struct ffio_layer {
 	int index;                /* 0 = top of the stack */
 };
 
-/* One open file: the stack of layers shared by every descriptor that
- * refers to it (dup), its position, and its deferred error. */
+/* Files follow the kernel's three levels (see file.c):
+ *  - struct ffio_file: one per file (device, inode) in the process, shared
+ *    by every open of it: the stack of layers, ffio's own descriptor of the
+ *    file (write-back never depends on the application's), deferred errors;
+ *  - struct ffio_ofd: one per open file description (what open creates and
+ *    dup and fork share): the position and the status flags;
+ *  - the descriptor table (fdtable.c): application descriptor -> ffio_ofd.
+ * A file "passes through" once the kernel must see every call as it is made
+ * (it is shared with a forked child, mapped, or handed to stdio): its stack
+ * is flushed and closed, and calls on its descriptors go to the kernel. */
+struct ffio_ofd {
+	struct ffio_file *file;
+	off_t pos;                /* the position (file->lock) */
+	int oflags;               /* status flags as the application set them (file->lock) */
+	int refs;                 /* descriptors attached to it (files lock) */
+	int kfd;                  /* one of them: the kernel's twin of this description */
+	int is_private;           /* the entry of ffio's own descriptor of the file */
+	struct ffio_ofd *next;    /* the file's descriptions (files lock) */
+};
+
 struct ffio_file {
 	pthread_mutex_t lock;     /* serialises calls into the stack */
-	struct ffio_layer *top;
-	int fd;                   /* a live kernel descriptor of the file (bottom's) */
-	int oflags;               /* flags as the application opened it */
-	off_t pos;                /* the shared file position */
-	int refs;                 /* application descriptors referring to it */
+	struct ffio_layer *top;   /* NULL once the file passes through */
+	int fd;                   /* ffio's own descriptor (the bottom's), or -1 */
+	int oflags;               /* the flags ffio's descriptor was opened with */
 	int error;                /* deferred error (-errno) not yet reported, or 0 */
+	int through;              /* calls go straight to the kernel (see above) */
+	int posix_locked;         /* a process-wide record lock was taken: flush before closes */
+	int users;                /* open descriptions and holds (files lock) */
+	int refs;                 /* users and lookups in progress: the memory (files lock) */
 	struct ffio_entry *entry;
-	char *path;
-	dev_t dev;                /* of the file, once inode_known (files_lock) */
+	char *path;               /* as the first open named it */
+	dev_t dev;
 	ino_t ino;
-	int inode_known;
-	struct ffio_file *next, *prev; /* list of open files (ffio_files_lock) */
+	struct ffio_ofd *ofds;    /* its open descriptions (files lock) */
+	struct ffio_ofd priv;     /* the table entry of fd (is_private) */
+	struct ffio_file *next, *prev; /* list of open files (files lock) */
 	unsigned hints;           /* FFIO_FILE_* from callers that know more */
 };
 
@@ -238,24 +262,50 @@ struct ffio_file {
 #define FFIO_FILE_SIEVE 0x1u
 #define FFIO_FILE_WRITETHROUGH 0x2u
 
-/* Open a stack for entry e.  On success *out has refs == 1 and is attached
- * to its descriptor (out->fd) in the fd table. */
-int ffio_file_open(struct ffio_entry *e, int dirfd, const char *path, int flags,
-		   mode_t mode, struct ffio_file **out);
-/* Attach newfd (already a kernel duplicate of oldfd) to oldfd's file. */
+/* Open path for the application (entry e, or NULL: only when the file is
+ * already open through ffio) and manage the descriptor: the kernel opens
+ * it exactly as asked; a regular file matched by e, or already open in the
+ * process, gets its description attached.  any_type: any file e matches
+ * (ffopen, which names its stack), not only regular ones.  Returns the
+ * descriptor or -errno (the kernel's error). */
+int ffio_open(struct ffio_entry *e, int dirfd, const char *path, int flags, mode_t mode,
+	      int any_type);
+/* A descriptor the kernel opened without ffio (fd-creating calls that are
+ * not open): forget a stale entry of that number. */
+void ffio_fd_fresh(int fd);
+/* Attach newfd (already a kernel duplicate of oldfd) to oldfd's description. */
 int ffio_fd_dup(int oldfd, int newfd);
-/* Drop one descriptor's reference; the last closes the stack (flush, close
- * every layer).  Returns the first error of the file not yet reported. */
-int ffio_fd_close(int fd);
+/* Drop descriptor fd: close it in the kernel (kclose) or not (it is already
+ * closed: fclose, closefrom); the last descriptor of a file flushes and
+ * closes its stack.  Returns the kernel's error, else the file's first
+ * error not yet reported. */
+int ffio_fd_close(int fd, int kclose);
+/* The file behind an application descriptor, NULL when fd is not managed. */
+struct ffio_file *ffio_fd_file(int fd);
+/* Is fd ffio's own descriptor of some file? */
+int ffio_fd_is_private(int fd);
+/* Move ffio's own descriptors out of [lo, hi] (the application is about to
+ * take those numbers). 0 or -errno. */
+int ffio_private_evict(int lo, int hi);
+/* The lowest of ffio's own descriptors >= fd, or -1 (for closefrom). */
+int ffio_private_next(int fd);
 
-/* Operations on an open file; each takes f->lock. */
+/* Operations on an open description; each takes the file's lock. */
+ssize_t ffio_ofd_preadv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t ffio_ofd_pwritev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off);
+ssize_t ffio_ofd_readv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt);  /* at pos */
+ssize_t ffio_ofd_writev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt); /* at pos */
+/* pwritev2's flags: RWF_APPEND, RWF_(D)SYNC. off -1: at pos. */
+ssize_t ffio_ofd_pwritev2(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int flags);
+off_t ffio_ofd_seek(struct ffio_ofd *o, off_t off, int whence);
+int ffio_ofd_truncate(struct ffio_ofd *o, off_t len);
+off_t ffio_ofd_pos(struct ffio_ofd *o);
+/* F_SETFL made on the kernel's twin: follow the flags it now has. */
+void ffio_ofd_set_flags(struct ffio_ofd *o, int flags);
+
+/* Operations on a file (every description); each takes f->lock. */
 ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off);
-ssize_t ffio_file_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off);
-ssize_t ffio_file_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off);
-ssize_t ffio_file_readv(struct ffio_file *f, const struct iovec *iov, int iovcnt);  /* at pos */
-ssize_t ffio_file_writev(struct ffio_file *f, const struct iovec *iov, int iovcnt); /* at pos, O_APPEND */
-off_t ffio_file_seek(struct ffio_file *f, off_t off, int whence);
 int ffio_file_flush(struct ffio_file *f);
 int ffio_file_fsync(struct ffio_file *f, int datasync);
 int ffio_file_truncate(struct ffio_file *f, off_t len);
@@ -263,26 +313,52 @@ int ffio_file_size(struct ffio_file *f, off_t *len);
 int ffio_file_invalidate(struct ffio_file *f); /* flush, then drop clean data */
 int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max);
 /* Make the kernel's view current before another path reads the file
- * (mmap, copy_file_range, exec): flush and set the kernel offset to pos. */
+ * (copy_file_range, sendfile): flush and set every description's kernel
+ * offset to its position. */
 int ffio_file_sync_kernel(struct ffio_file *f);
+/* From now on the kernel sees every call on f as it is made: flush, give
+ * each description's kernel twin its position, close the stack.  With
+ * forever, later opens of the file in this process are not managed either
+ * (a mapping or a stdio stream may outlive the descriptors). */
+int ffio_file_pass_through(struct ffio_file *f, int forever);
 /* Record an error of a deferred operation, reported by the next write,
  * fsync or close (the first one wins). Call with f->lock held. */
 void ffio_file_set_error(struct ffio_file *f, int err);
 /* The deferred error, cleared (0 if none). Call with f->lock held. */
 int ffio_file_take_error(struct ffio_file *f);
-/* The file open on (dev, ino), or NULL (for stat(path)). */
+/* The file open on (dev, ino), or NULL; a non-NULL result is held: give it
+ * back with ffio_file_put. */
 struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino);
+void ffio_file_put(struct ffio_file *f);
+/* Keep f's stack open while its descriptors are closed (the netCDF glue
+ * around nc_abort): ffio_file_hold, then ffio_file_unhold closes it when
+ * no descriptor is left. */
+void ffio_file_hold(struct ffio_file *f);
+int ffio_file_unhold(struct ffio_file *f);
 /* Drop f's buffered data without writing it: every layer's discard
  * method, top down (takes f->lock).  -ENOTSUP when no layer has one (the
  * data will then be written as usual). */
 int ffio_file_discard(struct ffio_file *f);
 
-/* Every open file: flush (before fork, exec), run atexit hooks (exit). */
+/* Every open file: flush and set the kernel offsets (before exec and
+ * spawn; errors are recorded on their files and logged), run atexit hooks
+ * (exit). */
 int ffio_flush_all(void);
 void ffio_exit_all(void);
 void ffio_fork_prepare(void);
 void ffio_fork_parent(void);
 void ffio_fork_child(void);
+/* Drop the table's descriptors in [lo, hi] that the kernel is about to
+ * close (closefrom, close_range), ffio's own excepted. */
+void ffio_fd_close_range(unsigned lo, unsigned hi);
+/* Is any file open through ffio? */
+int ffio_any_open(void);
+/* Handlers of other parts' process-wide state across fork: prepare runs
+ * after the files are made safe, parent and child before the files'. */
+void ffio_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+/* The process whose memory this is (not a vfork child sharing it). */
+extern pid_t ffio_pid;
+int ffio_in_vfork_child(void);
 
 /* ---- calls to the layer below ----------------------------------------- */
 /* Each finds the first layer at or below l->below that implements the call
@@ -310,6 +386,8 @@ int ffio_layer_fsync(struct ffio_layer *l, int datasync);
 int ffio_layer_truncate(struct ffio_layer *l, off_t len);
 int ffio_layer_size(struct ffio_layer *l, off_t *len);
 int ffio_layer_invalidate(struct ffio_layer *l);
+int ffio_layer_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode);
+int ffio_layer_close(struct ffio_layer *l);
 /* Full-transfer helpers: loop over short transfers (EINTR retried); 0 or -errno. */
 int ffio_below_pread_full(struct ffio_layer *l, void *buf, size_t n, off_t off, size_t *got);
 int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
@@ -331,22 +409,23 @@ void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on);
 /* ---- the fd table ------------------------------------------------------ */
 
 /* O(1): one load for an fd that ffio does not manage. */
-extern struct ffio_file *_Atomic *ffio_fdtab;
+extern struct ffio_ofd *_Atomic *ffio_fdtab;
 extern int ffio_fdtab_size;
-static inline struct ffio_file *ffio_fd_get(int fd)
+static inline struct ffio_ofd *ffio_fd_get(int fd)
 {
 	if ((unsigned)fd >= (unsigned)ffio_fdtab_size)
 		return NULL;
 	return ffio_fdtab[fd];
 }
-int ffio_fd_attach(int fd, struct ffio_file *f); /* refs++ */
-struct ffio_file *ffio_fd_detach(int fd);        /* returns the file, refs unchanged */
+/* Both under the files lock (file.c). */
+int ffio_fd_attach(int fd, struct ffio_ofd *o); /* refs++ */
+struct ffio_ofd *ffio_fd_detach(int fd);        /* returns the description, refs unchanged */
 int ffio_fdtab_init(void);
 
 /* ---- the system, bypassing interposition ------------------------------ */
 
 /* Every C library function that ffio forwards to or calls itself:
- * X(return type, name, parameter list).  One table serves the wrappers
+ * X(return type, name, parameter list[, argument list]).  One table serves the wrappers
  * (posix.c) and the layers. */
 #define FFIO_REAL_FUNCS(X)                                                         \
 	X(int, open, (const char *, int, ...))                                     \
@@ -399,9 +478,42 @@ int ffio_fdtab_init(void);
 	X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
 			     const posix_spawnattr_t *, char *const[], char *const[])) \
 	X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, \
-			      const posix_spawnattr_t *, char *const[], char *const[]))
+			      const posix_spawnattr_t *, char *const[], char *const[])) \
+	X(int, execveat, (int, const char *, char *const[], char *const[], int))    \
+	X(int, system, (const char *))                                             \
+	X(FILE *, popen, (const char *, const char *))                             \
+	X(pid_t, _Fork, (void))                                                    \
+	X(void, _exit, (int))                                                      \
+	X(int, close_range, (unsigned, unsigned, int))                             \
+	X(FILE *, fdopen, (int, const char *))                                     \
+	X(int, fclose, (FILE *))                                                   \
+	X(FILE *, fopen, (const char *, const char *))                             \
+	X(FILE *, freopen, (const char *, const char *, FILE *))                   \
+	X(void, sync, (void))                                                      \
+	X(int, syncfs, (int))                                                      \
+	X(int, sync_file_range, (int, off_t, off_t, unsigned))                     \
+	X(int, pipe, (int[2]))                                                     \
+	X(int, pipe2, (int[2], int))                                               \
+	X(int, socketpair, (int, int, int, int[2]))                                \
+	FFIO_FRESH_FUNCS(X)
 
-#define FFIO_REAL_FIELD(ret, name, params) ret(*name) params;
+/* Calls that make a descriptor without open: X(ret, name, params, args);
+ * rows of FFIO_REAL_FUNCS too (whose X ignores args). */
+#define FFIO_FRESH_FUNCS(X)                                                               \
+	X(int, socket, (int domain, int type, int proto), (domain, type, proto))           \
+	X(int, accept, (int fd, __SOCKADDR_ARG a, socklen_t *restrict l), (fd, a, l))      \
+	X(int, accept4, (int fd, __SOCKADDR_ARG a, socklen_t *restrict l, int fl),         \
+	  (fd, a, l, fl))                                                                  \
+	X(int, eventfd, (unsigned init, int flags), (init, flags))                         \
+	X(int, memfd_create, (const char *name, unsigned flags), (name, flags))            \
+	X(int, epoll_create, (int size), (size))                                           \
+	X(int, epoll_create1, (int flags), (flags))                                        \
+	X(int, signalfd, (int fd, const sigset_t *mask, int flags), (fd, mask, flags))     \
+	X(int, timerfd_create, (int clock, int flags), (clock, flags))                     \
+	X(int, inotify_init, (void), ())                                                   \
+	X(int, inotify_init1, (int flags), (flags))
+
+#define FFIO_REAL_FIELD(ret, name, params, ...) ret(*name) params;
 struct ffio_real {
 	FFIO_REAL_FUNCS(FFIO_REAL_FIELD)
 };

@@ -1,302 +1,46 @@
-/* libffio/file.c -- the open file: building a stack of layers for an entry,
- * the calls that walk down the stack (a NULL method passes through), the
- * shared file position, deferred errors, close across dup'ed descriptors,
- * and the process events (fork, exec, exit) that flush every file. */
+/* libffio/file.c -- the life of open files, after the kernel's three levels
+ * (ffio-internal.h): one ffio_file per file (device, inode) in the process,
+ * holding the stack of layers and ffio's own descriptor of the file; one
+ * ffio_ofd per open file description, shared by dup'ed descriptors; the
+ * descriptor table.  Opening (a second open of a file joins its stack),
+ * closing (the last descriptor of a file flushes and closes the stack),
+ * descriptors closed behind ffio's back, files that pass through to the
+ * kernel, and the process events: fork, exec, exit.
+ *
+ * Locks: files_lock guards the list of files, the counts, the descriptions'
+ * lists and the descriptor table; f->lock guards a file's stack, its
+ * descriptions' positions and flags.  files_lock is taken first. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ffio_file *files; /* every open file (files_lock) */
 static int fd_high;              /* highest descriptor ever attached */
+pid_t ffio_pid;
 
-/* ---- walking down the stack ------------------------------------------- */
+/* Files the process may reach behind ffio (a mapping, a stdio stream):
+ * never managed again in this process (files_lock). */
+static struct {
+	dev_t dev;
+	ino_t ino;
+} *raw_files;
+static int nraw, raw_cap;
 
-/* The first layer at or below x whose method m is set, or NULL. */
-#define FIND(x, m)                                \
-	({                                        \
-		struct ffio_layer *f_ = (x);      \
-		while (f_ && !f_->ops->m)         \
-			f_ = f_->below;           \
-		f_;                               \
-	})
-
-int ffio_below_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
+int ffio_in_vfork_child(void)
 {
-	struct ffio_layer *x = FIND(l->below, open);
-	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
+	return ffio_pid != 0 && getpid() != ffio_pid;
 }
 
-int ffio_below_close(struct ffio_layer *l)
-{
-	struct ffio_layer *x = FIND(l->below, close);
-	return x ? x->ops->close(x) : 0;
-}
+/* ---- files ------------------------------------------------------------- */
 
-/* A vector transfer entering at x: the first layer implementing either
- * form of the direction handles it; with only the plain form, one call per
- * buffer, stopping at a short one. */
-static ssize_t layer_rwv(struct ffio_layer *x, int write, const struct iovec *iov, int iovcnt, off_t off)
-{
-	ssize_t total = 0;
-
-	for (; x; x = x->below) {
-		if (write ? x->ops->pwritev != NULL : x->ops->preadv != NULL)
-			return write ? x->ops->pwritev(x, iov, iovcnt, off) : x->ops->preadv(x, iov, iovcnt, off);
-		if (write ? x->ops->pwrite != NULL : x->ops->pread != NULL)
-			break;
-	}
-	if (!x)
-		return -ENOSYS;
-	for (int i = 0; i < iovcnt; i++) {
-		ssize_t n = write ? x->ops->pwrite(x, iov[i].iov_base, iov[i].iov_len, off + total)
-				  : x->ops->pread(x, iov[i].iov_base, iov[i].iov_len, off + total);
-		if (n < 0)
-			return total ? total : n;
-		total += n;
-		if ((size_t)n < iov[i].iov_len)
-			break;
-	}
-	return total;
-}
-
-static ssize_t layer_preadv(struct ffio_layer *x, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return layer_rwv(x, 0, iov, iovcnt, off);
-}
-
-static ssize_t layer_pwritev(struct ffio_layer *x, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return layer_rwv(x, 1, iov, iovcnt, off);
-}
-
-static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
-{
-	for (; x; x = x->below) {
-		if (x->ops->pread)
-			return x->ops->pread(x, buf, n, off);
-		if (x->ops->preadv) {
-			struct iovec iov = {buf, n};
-			return x->ops->preadv(x, &iov, 1, off);
-		}
-	}
-	return -ENOSYS;
-}
-
-static ssize_t layer_pwrite(struct ffio_layer *x, const void *buf, size_t n, off_t off)
-{
-	for (; x; x = x->below) {
-		if (x->ops->pwrite)
-			return x->ops->pwrite(x, buf, n, off);
-		if (x->ops->pwritev) {
-			struct iovec iov = {(void *)buf, n};
-			return x->ops->pwritev(x, &iov, 1, off);
-		}
-	}
-	return -ENOSYS;
-}
-
-ssize_t ffio_below_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
-{
-	return layer_pread(l->below, buf, n, off);
-}
-
-ssize_t ffio_below_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
-{
-	return layer_pwrite(l->below, buf, n, off);
-}
-
-ssize_t ffio_below_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return layer_preadv(l->below, iov, iovcnt, off);
-}
-
-ssize_t ffio_below_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return layer_pwritev(l->below, iov, iovcnt, off);
-}
-
-ssize_t ffio_layer_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return layer_preadv(l, iov, iovcnt, off);
-}
-
-ssize_t ffio_layer_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return layer_pwritev(l, iov, iovcnt, off);
-}
-
-int ffio_layer_flush(struct ffio_layer *l)
-{
-	struct ffio_layer *x = FIND(l, flush);
-	return x ? x->ops->flush(x) : 0;
-}
-
-int ffio_below_flush(struct ffio_layer *l)
-{
-	return l->below ? ffio_layer_flush(l->below) : 0;
-}
-
-int ffio_layer_fsync(struct ffio_layer *l, int datasync)
-{
-	struct ffio_layer *x = FIND(l, fsync);
-	return x ? x->ops->fsync(x, datasync) : -ENOSYS;
-}
-
-int ffio_below_fsync(struct ffio_layer *l, int datasync)
-{
-	return l->below ? ffio_layer_fsync(l->below, datasync) : -ENOSYS;
-}
-
-int ffio_layer_truncate(struct ffio_layer *l, off_t len)
-{
-	struct ffio_layer *x = FIND(l, truncate);
-	return x ? x->ops->truncate(x, len) : -ENOSYS;
-}
-
-int ffio_below_truncate(struct ffio_layer *l, off_t len)
-{
-	return l->below ? ffio_layer_truncate(l->below, len) : -ENOSYS;
-}
-
-int ffio_layer_size(struct ffio_layer *l, off_t *len)
-{
-	struct ffio_layer *x = FIND(l, size);
-	return x ? x->ops->size(x, len) : -ENOSYS;
-}
-
-int ffio_below_size(struct ffio_layer *l, off_t *len)
-{
-	return l->below ? ffio_layer_size(l->below, len) : -ENOSYS;
-}
-
-int ffio_layer_invalidate(struct ffio_layer *l)
-{
-	struct ffio_layer *x = FIND(l, invalidate);
-	return x ? x->ops->invalidate(x) : 0;
-}
-
-int ffio_below_invalidate(struct ffio_layer *l)
-{
-	return l->below ? ffio_layer_invalidate(l->below) : 0;
-}
-
-int ffio_below_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
-{
-	struct ffio_layer *x = FIND(l->below, advise);
-	return x ? x->ops->advise(x, off, len, advice) : -EOPNOTSUPP;
-}
-
-/* A stack whose layers below l do not implement submit: perform the
- * request synchronously on the layers below and complete it at once. */
-static int submit_sync(struct ffio_layer *l, struct ffio_req *r)
-{
-	switch (r->op) {
-	case FFIO_OP_READ:
-		r->res = layer_preadv(l, r->iov, r->iovcnt, r->off);
-		break;
-	case FFIO_OP_WRITE:
-		r->res = layer_pwritev(l, r->iov, r->iovcnt, r->off);
-		break;
-	case FFIO_OP_FSYNC:
-	case FFIO_OP_FDATASYNC:
-		r->res = ffio_layer_fsync(l, r->op == FFIO_OP_FDATASYNC);
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (r->done)
-		r->done(r);
-	return 0;
-}
-
-int ffio_below_submit(struct ffio_layer *l, struct ffio_req *r)
-{
-	struct ffio_layer *x = FIND(l->below, submit);
-	return x ? x->ops->submit(x, r) : submit_sync(l->below, r);
-}
-
-int ffio_below_commit(struct ffio_layer *l)
-{
-	struct ffio_layer *x = FIND(l->below, commit);
-	return x ? x->ops->commit(x) : 0;
-}
-
-int ffio_below_reap(struct ffio_layer *l, unsigned min)
-{
-	struct ffio_layer *x = FIND(l->below, reap);
-	return x ? x->ops->reap(x, min) : 0;
-}
-
-int ffio_below_pread_full(struct ffio_layer *l, void *buf, size_t n, off_t off, size_t *got)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = ffio_below_pread(l, (char *)buf + done, n - done, off + (off_t)done);
-		if (r == -EINTR)
-			continue;
-		if (r < 0)
-			return (int)r;
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	if (got)
-		*got = done;
-	return 0;
-}
-
-int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
-{
-	struct iovec local[64];
-	const struct iovec *v = iov;
-	int cnt = iovcnt;
-
-	while (cnt > 0) {
-		ssize_t r = ffio_below_pwritev(l, v, cnt, off);
-		if (r == -EINTR)
-			continue;
-		if (r < 0)
-			return (int)r;
-		if (r == 0)
-			return -EIO;
-		off += r;
-		/* Skip what was written; copy the rest so the caller's array is untouched. */
-		while (cnt > 0 && (size_t)r >= v->iov_len) {
-			r -= (ssize_t)v->iov_len;
-			v++;
-			cnt--;
-		}
-		if (cnt == 0)
-			break;
-		if (cnt > (int)(sizeof local / sizeof local[0])) {
-			/* Rare: finish the first buffer alone, then go on with the rest. */
-			int e = ffio_below_pwritev_full(l, &(struct iovec){(char *)v->iov_base + r, v->iov_len - (size_t)r}, 1, off);
-			if (e < 0)
-				return e;
-			off += (off_t)(v->iov_len - (size_t)r);
-			v++;
-			cnt--;
-			continue;
-		}
-		memmove(local, v, (size_t)cnt * sizeof *v);
-		local[0].iov_base = (char *)local[0].iov_base + r;
-		local[0].iov_len -= (size_t)r;
-		v = local;
-	}
-	return 0;
-}
-
-/* ---- opening and closing ---------------------------------------------- */
-
-static void file_free(struct ffio_file *f)
+static void free_layers(struct ffio_file *f)
 {
 	struct ffio_layer *l = f->top, *next;
 
@@ -304,9 +48,30 @@ static void file_free(struct ffio_file *f)
 		next = l->below;
 		free(l);
 	}
+	f->top = NULL;
+}
+
+static void file_free(struct ffio_file *f)
+{
+	free_layers(f);
 	pthread_mutex_destroy(&f->lock);
 	free(f->path);
 	free(f);
+}
+
+static void put_locked(struct ffio_file *f)
+{
+	if (--f->refs == 0)
+		file_free(f);
+}
+
+void ffio_file_put(struct ffio_file *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&files_lock);
+	put_locked(f);
+	pthread_mutex_unlock(&files_lock);
 }
 
 static int build_stack(struct ffio_file *f, struct ffio_entry *e)
@@ -329,407 +94,38 @@ static int build_stack(struct ffio_file *f, struct ffio_entry *e)
 	return f->top ? 0 : -EINVAL;
 }
 
-int ffio_file_open(struct ffio_entry *e, int dirfd, const char *path, int flags, mode_t mode,
-		   struct ffio_file **out)
+static int is_raw(dev_t dev, ino_t ino)
 {
-	struct ffio_file *f = calloc(1, sizeof *f);
-	int err;
-
-	if (!f)
-		return -ENOMEM;
-	pthread_mutex_init(&f->lock, NULL);
-	f->fd = -1;
-	f->oflags = flags;
-	f->entry = e;
-	f->path = strdup(path);
-	if (!f->path || (err = build_stack(f, e)) < 0) {
-		file_free(f);
-		return -ENOMEM;
-	}
-	ffio_in_lib++;
-	/* O_APPEND is the core's: writes go to the logical end, which only
-	 * the stack knows. */
-	flags &= ~O_APPEND;
-	err = f->top->ops->open ? f->top->ops->open(f->top, dirfd, path, flags, mode)
-				: ffio_below_open(&(struct ffio_layer){.below = f->top}, dirfd, path, flags, mode);
-	if (err == 0 && f->fd < 0)
-		err = -EBADF; /* a stack without a bottom that opens the file */
-	if (err == 0 && (err = ffio_fd_attach(f->fd, f)) < 0) {
-		struct ffio_layer *x = FIND(f->top, close);
-		if (x)
-			x->ops->close(x);
-	}
-	ffio_in_lib--;
-	if (err < 0) {
-		file_free(f);
-		return err;
-	}
-	pthread_mutex_lock(&files_lock);
-	f->next = files;
-	if (files)
-		files->prev = f;
-	files = f;
-	if (f->fd > fd_high)
-		fd_high = f->fd;
-	pthread_mutex_unlock(&files_lock);
-	*out = f;
+	for (int i = 0; i < nraw; i++)
+		if (raw_files[i].dev == dev && raw_files[i].ino == ino)
+			return 1;
 	return 0;
 }
 
-/* Another descriptor of f still attached, other than fd, or -1. */
-static int other_fd(struct ffio_file *f, int fd)
+static void add_raw(struct ffio_file *f)
 {
-	for (int i = 0; i <= fd_high && i < ffio_fdtab_size; i++)
-		if (i != fd && ffio_fdtab[i] == f)
-			return i;
-	return -1;
-}
-
-int ffio_fd_dup(int oldfd, int newfd)
-{
-	struct ffio_file *f = ffio_fd_get(oldfd);
-	int err;
-
-	if (!f)
-		return -EBADF;
-	pthread_mutex_lock(&files_lock);
-	err = ffio_fd_attach(newfd, f);
-	if (err == 0 && newfd > fd_high)
-		fd_high = newfd;
-	pthread_mutex_unlock(&files_lock);
-	return err;
-}
-
-int ffio_fd_close(int fd)
-{
-	struct ffio_file *f;
-	int err = 0, last;
-
-	pthread_mutex_lock(&files_lock);
-	f = ffio_fd_detach(fd);
-	if (!f) {
-		pthread_mutex_unlock(&files_lock);
-		return -EBADF;
+	if (is_raw(f->dev, f->ino))
+		return;
+	if (nraw == raw_cap) {
+		int cap = raw_cap ? 2 * raw_cap : 16;
+		void *p = realloc(raw_files, (size_t)cap * sizeof *raw_files);
+		if (!p)
+			return; /* only later opens are at stake; they will be cached */
+		raw_files = p;
+		raw_cap = cap;
 	}
-	last = __atomic_sub_fetch(&f->refs, 1, __ATOMIC_RELAXED) == 0;
-	if (last) {
-		if (f->prev)
-			f->prev->next = f->next;
-		else
-			files = f->next;
-		if (f->next)
-			f->next->prev = f->prev;
-	}
-	pthread_mutex_lock(&f->lock);
-	if (!last && fd == f->fd)
-		f->fd = other_fd(f, fd);
-	pthread_mutex_unlock(&files_lock);
-
-	ffio_in_lib++;
-	if (last) {
-		/* Close every layer, top first: each flushes into the one below. */
-		struct ffio_layer *x = FIND(f->top, close);
-		int e = x ? x->ops->close(x) : 0;
-		if (e < 0)
-			ffio_file_set_error(f, e);
-	} else if (ffio_real.close(fd) < 0) {
-		err = -errno;
-	}
-	if (err == 0)
-		err = ffio_file_take_error(f);
-	pthread_mutex_unlock(&f->lock);
-	ffio_in_lib--;
-	if (last)
-		file_free(f);
-	return err;
+	raw_files[nraw].dev = f->dev;
+	raw_files[nraw].ino = f->ino;
+	nraw++;
 }
 
-/* ---- deferred errors --------------------------------------------------- */
-
-void ffio_file_set_error(struct ffio_file *f, int err)
+/* The open file on (dev, ino) whose stack is in use, or NULL (files_lock). */
+static struct ffio_file *find_locked(dev_t dev, ino_t ino)
 {
-	if (err < 0 && f->error == 0)
-		f->error = err;
-}
-
-int ffio_file_take_error(struct ffio_file *f)
-{
-	int err = f->error;
-	f->error = 0;
-	return err;
-}
-
-/* ---- operations on an open file ---------------------------------------- */
-
-#define LOCKED(f, expr)                           \
-	({                                        \
-		ffio_in_lib++;                    \
-		pthread_mutex_lock(&(f)->lock);   \
-		__typeof__(expr) r_ = (expr);     \
-		pthread_mutex_unlock(&(f)->lock); \
-		ffio_in_lib--;                    \
-		r_;                               \
-	})
-
-static ssize_t do_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off)
-{
-	if (off < 0)
-		return -EINVAL;
-	if ((f->oflags & O_ACCMODE) == O_WRONLY)
-		return -EBADF;
-	return layer_preadv(f->top, iov, iovcnt, off);
-}
-
-/* A write: report a deferred error first; one raised while writing is
- * reported by this call (the data was taken, a retry rewrites the same
- * bytes). */
-static ssize_t do_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off)
-{
-	ssize_t n;
-	size_t len = ffio_iov_len(iov, iovcnt);
-
-	if ((f->oflags & O_ACCMODE) == O_RDONLY)
-		return -EBADF;
-	if (f->error)
-		return ffio_file_take_error(f);
-	if (off < 0)
-		return -EINVAL;
-	if (len > (size_t)(LLONG_MAX - off))
-		return -EFBIG;
-	if (len == 0)
-		return 0;
-	n = layer_pwritev(f->top, iov, iovcnt, off);
-	if (n >= 0 && f->error)
-		return ffio_file_take_error(f);
-	return n;
-}
-
-ssize_t ffio_file_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return LOCKED(f, do_preadv(f, iov, iovcnt, off));
-}
-
-ssize_t ffio_file_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return LOCKED(f, do_pwritev(f, iov, iovcnt, off));
-}
-
-ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off)
-{
-	struct iovec iov = {buf, n};
-	return ffio_file_preadv(f, &iov, 1, off);
-}
-
-ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off)
-{
-	struct iovec iov = {(void *)buf, n};
-	return ffio_file_pwritev(f, &iov, 1, off);
-}
-
-static ssize_t do_readv(struct ffio_file *f, const struct iovec *iov, int iovcnt)
-{
-	ssize_t n = do_preadv(f, iov, iovcnt, f->pos);
-	if (n > 0)
-		f->pos += n;
-	return n;
-}
-
-static ssize_t do_writev(struct ffio_file *f, const struct iovec *iov, int iovcnt)
-{
-	ssize_t n;
-
-	if (f->oflags & O_APPEND) {
-		off_t end;
-		int err = ffio_layer_size(f->top, &end);
-		if (err < 0)
-			return err;
-		f->pos = end;
-	}
-	n = do_pwritev(f, iov, iovcnt, f->pos);
-	if (n > 0)
-		f->pos += n;
-	return n;
-}
-
-ssize_t ffio_file_readv(struct ffio_file *f, const struct iovec *iov, int iovcnt)
-{
-	return LOCKED(f, do_readv(f, iov, iovcnt));
-}
-
-ssize_t ffio_file_writev(struct ffio_file *f, const struct iovec *iov, int iovcnt)
-{
-	return LOCKED(f, do_writev(f, iov, iovcnt));
-}
-
-static off_t do_seek(struct ffio_file *f, off_t off, int whence)
-{
-	off_t base, r;
-	int err;
-
-	switch (whence) {
-	case SEEK_SET:
-		base = 0;
-		break;
-	case SEEK_CUR:
-		base = f->pos;
-		break;
-	case SEEK_END:
-		if ((err = ffio_layer_size(f->top, &base)) < 0)
-			return err;
-		break;
-#ifdef SEEK_DATA
-	case SEEK_DATA:
-	case SEEK_HOLE:
-		/* Only the file system knows its holes: write everything first. */
-		if ((err = ffio_layer_flush(f->top)) < 0)
-			return err;
-		r = ffio_real.lseek(f->fd, off, whence);
-		if (r < 0)
-			return -errno;
-		return f->pos = r;
-#endif
-	default:
-		return -EINVAL;
-	}
-	if ((off > 0 && base > LLONG_MAX - off) || base + off < 0)
-		return off > 0 ? -EOVERFLOW : -EINVAL;
-	return f->pos = base + off;
-}
-
-off_t ffio_file_seek(struct ffio_file *f, off_t off, int whence)
-{
-	return LOCKED(f, do_seek(f, off, whence));
-}
-
-static int do_flush(struct ffio_file *f)
-{
-	int err = ffio_layer_flush(f->top);
-	if (err == 0)
-		err = ffio_file_take_error(f);
-	return err;
-}
-
-int ffio_file_flush(struct ffio_file *f)
-{
-	return LOCKED(f, do_flush(f));
-}
-
-static int do_fsync(struct ffio_file *f, int datasync)
-{
-	int err = ffio_layer_fsync(f->top, datasync);
-	int deferred = ffio_file_take_error(f);
-	return err < 0 ? err : deferred;
-}
-
-int ffio_file_fsync(struct ffio_file *f, int datasync)
-{
-	return LOCKED(f, do_fsync(f, datasync));
-}
-
-static int do_truncate(struct ffio_file *f, off_t len)
-{
-	if (len < 0)
-		return -EINVAL;
-	if ((f->oflags & O_ACCMODE) == O_RDONLY)
-		return -EINVAL;
-	return ffio_layer_truncate(f->top, len);
-}
-
-int ffio_file_truncate(struct ffio_file *f, off_t len)
-{
-	return LOCKED(f, do_truncate(f, len));
-}
-
-int ffio_file_size(struct ffio_file *f, off_t *len)
-{
-	return LOCKED(f, ffio_layer_size(f->top, len));
-}
-
-static int do_invalidate(struct ffio_file *f)
-{
-	int err = ffio_layer_flush(f->top);
-	int e2 = ffio_layer_invalidate(f->top);
-	return err < 0 ? err : e2;
-}
-
-int ffio_file_invalidate(struct ffio_file *f)
-{
-	return LOCKED(f, do_invalidate(f));
-}
-
-static int do_sync_kernel(struct ffio_file *f)
-{
-	int err = ffio_layer_flush(f->top);
-	if (err < 0)
-		return err;
-	/* Pipes and sockets have no offset to set. */
-	if (ffio_real.lseek(f->fd, f->pos, SEEK_SET) < 0 && errno != ESPIPE)
-		return -errno;
-	return 0;
-}
-
-int ffio_file_sync_kernel(struct ffio_file *f)
-{
-	return LOCKED(f, do_sync_kernel(f));
-}
-
-/* Drop buffered data without writing it (a file being deleted): every
- * layer's discard method, top first; -ENOTSUP when no layer has one (the
- * data will then be written as usual). */
-static int do_discard(struct ffio_file *f)
-{
-	int err = -ENOTSUP;
-
-	for (struct ffio_layer *l = f->top; l; l = l->below) {
-		if (!l->ops->discard)
-			continue;
-		int e = l->ops->discard(l);
-		if (err == -ENOTSUP || (err == 0 && e < 0))
-			err = e;
-	}
-	/* The data is gone on purpose: a write-behind error of it is moot. */
-	if (err == 0)
-		(void)ffio_file_take_error(f);
-	return err;
-}
-
-int ffio_file_discard(struct ffio_file *f)
-{
-	return LOCKED(f, do_discard(f));
-}
-
-static int do_stats(struct ffio_file *f, struct ffio_stats *st, int max)
-{
-	int n = 0;
-	for (struct ffio_layer *l = f->top; l && n < max; l = l->below) {
-		if (!l->ops->stats)
-			continue;
-		memset(&st[n], 0, sizeof st[n]);
-		snprintf(st[n].layer, sizeof st[n].layer, "%s", l->ops->name);
-		st[n].position = l->index;
-		if (l->ops->stats(l, &st[n]) == 0)
-			n++;
-	}
-	return n;
-}
-
-int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max)
-{
-	return LOCKED(f, do_stats(f, st, max));
-}
-
-static int do_set_hint(struct ffio_file *f, unsigned bit, int on)
-{
-	if (on)
-		f->hints |= bit;
-	else
-		f->hints &= ~bit;
-	return 0;
-}
-
-void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on)
-{
-	(void)LOCKED(f, do_set_hint(f, bit, on));
+	for (struct ffio_file *f = files; f; f = f->next)
+		if (f->users > 0 && f->dev == dev && f->ino == ino)
+			return f;
+	return NULL;
 }
 
 struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino)
@@ -739,40 +135,486 @@ struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino)
 	if (!files)
 		return NULL;
 	pthread_mutex_lock(&files_lock);
-	for (f = files; f; f = f->next) {
-		/* Learnt on the first search, not at open: most programs never
-		 * stat a path they have open, and open stays one system call. */
-		if (!f->inode_known) {
-			struct stat st;
-			if (ffio_real.fstat(f->fd, &st) < 0)
-				continue;
-			f->dev = st.st_dev;
-			f->ino = st.st_ino;
-			f->inode_known = 1;
-		}
-		if (f->dev == dev && f->ino == ino)
-			break;
-	}
+	f = find_locked(dev, ino);
+	if (f)
+		f->refs++;
 	pthread_mutex_unlock(&files_lock);
 	return f;
+}
+
+static void unlink_file(struct ffio_file *f)
+{
+	if (f->prev)
+		f->prev->next = f->next;
+	else if (files == f)
+		files = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	f->next = f->prev = NULL;
+}
+
+/* Close f's stack (files_lock and f->lock held): the table forgets ffio's
+ * descriptor before the kernel can give its number to anybody else. */
+static void close_stack(struct ffio_file *f)
+{
+	if (!f->top)
+		return;
+	if (f->fd >= 0 && ffio_fd_get(f->fd) == &f->priv)
+		ffio_fd_detach(f->fd);
+	ffio_in_lib++;
+	int err = ffio_layer_close(f->top);
+	ffio_in_lib--;
+	ffio_file_set_error(f, err);
+	free_layers(f);
+	f->fd = -1;
+}
+
+/* Give each description's kernel twin its position (f->lock held). */
+static int sync_offsets(struct ffio_file *f)
+{
+	int first = 0;
+	for (struct ffio_ofd *o = f->ofds; o; o = o->next)
+		if (ffio_real.lseek(o->kfd, o->pos, SEEK_SET) < 0 && errno != ESPIPE && !first)
+			first = -errno;
+	return first;
+}
+
+static int pass_through_locked(struct ffio_file *f, int forever)
+{
+	int err = 0;
+
+	if (forever)
+		add_raw(f);
+	if (f->through)
+		return 0;
+	ffio_in_lib++;
+	err = ffio_layer_flush(f->top);
+	ffio_in_lib--;
+	ffio_file_set_error(f, err);
+	int e2 = sync_offsets(f);
+	close_stack(f);
+	f->through = 1;
+	return err < 0 ? err : e2;
+}
+
+int ffio_file_pass_through(struct ffio_file *f, int forever)
+{
+	pthread_mutex_lock(&files_lock);
+	pthread_mutex_lock(&f->lock);
+	int err = pass_through_locked(f, forever);
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&files_lock);
+	return err;
+}
+
+/* ffio's own descriptor of the file the application opened as appfd: the
+ * same file reopened through /proc (it may have been renamed or unlinked
+ * since, or be an O_TMPFILE), by its path where /proc is missing; read and
+ * write when the application may write (a cache reads what it fills gaps
+ * with), else read only. */
+static int open_private(struct ffio_file *f, int appfd, int dirfd, const char *path, int flags,
+			const struct stat *st)
+{
+	char proc[40];
+	int acc = flags & O_ACCMODE, modes[2] = {acc == O_RDONLY ? O_RDONLY : O_RDWR, acc}, err = -EINVAL;
+	int base = (flags & O_DIRECT) | O_CLOEXEC;
+	struct stat pst;
+
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", appfd);
+	for (int i = 0; i < 2; i++) {
+		if (i == 1 && modes[1] == modes[0])
+			break;
+		err = ffio_layer_open(f->top, AT_FDCWD, proc, base | modes[i], 0);
+		if (err == -ENOENT)
+			err = ffio_layer_open(f->top, dirfd, path, base | modes[i], 0);
+		if (err == 0 && f->fd < 0)
+			err = -EBADF; /* a stack without a bottom that opens the file */
+		if (err == 0) {
+			f->oflags = base | modes[i];
+			break;
+		}
+		if (err != -EACCES && err != -EPERM && err != -EROFS && err != -ETXTBSY)
+			break;
+	}
+	if (err < 0)
+		return err;
+	if (ffio_real.fstat(f->fd, &pst) < 0 || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) {
+		close_stack(f); /* the path names another file now */
+		return -ESTALE;
+	}
+	return 0;
+}
+
+static int release_locked(int fd, int kclose);
+
+static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd, const char *path,
+				     int flags, const struct stat *st, int *errp)
+{
+	struct ffio_file *f = calloc(1, sizeof *f);
+	int err;
+
+	if (!f) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	f->fd = -1;
+	f->entry = e;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->priv.file = f;
+	f->priv.is_private = 1;
+	f->path = strdup(path);
+	err = f->path ? build_stack(f, e) : -ENOMEM;
+	if (err == 0) {
+		ffio_in_lib++;
+		pthread_mutex_lock(&f->lock);
+		err = open_private(f, appfd, dirfd, path, flags, st);
+		pthread_mutex_unlock(&f->lock);
+		ffio_in_lib--;
+	}
+	if (err < 0) {
+		*errp = err;
+		file_free(f);
+		return NULL;
+	}
+	/* The table knows ffio's own descriptor: the program never closes it. */
+	if (ffio_fd_get(f->fd))
+		(void)release_locked(f->fd, 0);
+	if (f->fd < ffio_fdtab_size)
+		ffio_fdtab[f->fd] = &f->priv;
+	if (f->fd > fd_high)
+		fd_high = f->fd;
+	f->next = files;
+	if (files)
+		files->prev = f;
+	files = f;
+	return f;
+}
+
+/* ---- descriptors ------------------------------------------------------- */
+
+/* Another descriptor of o still attached, other than fd, or -1. */
+static int other_fd(struct ffio_ofd *o, int fd)
+{
+	for (int i = 0; i <= fd_high && i < ffio_fdtab_size; i++)
+		if (i != fd && ffio_fdtab[i] == o)
+			return i;
+	return -1;
+}
+
+static void attach_locked(int fd, struct ffio_ofd *o)
+{
+	if (ffio_fd_attach(fd, o) == 0 && fd > fd_high)
+		fd_high = fd;
+}
+
+/* The file lost ffio's own descriptor behind ffio's back (a raw close, a
+ * dup2 onto it): what the stack still holds cannot be written. */
+static void private_lost(struct ffio_file *f)
+{
+	pthread_mutex_lock(&f->lock);
+	ffio_log("%s: ffio's own descriptor %d was closed by the program; unwritten data is lost",
+		 f->path, f->fd);
+	ffio_fd_detach(f->fd);
+	ffio_file_set_error(f, -EIO);
+	f->fd = -1; /* every call of the stack now fails with EBADF */
+	if (f->top) {
+		ffio_in_lib++;
+		(void)ffio_layer_close(f->top);
+		ffio_in_lib--;
+		free_layers(f);
+	}
+	f->through = 1;
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Drop descriptor fd from the table (files_lock held); kclose: close it in
+ * the kernel too. */
+static int release_locked(int fd, int kclose)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	int err = 0;
+
+	if (!o)
+		return kclose && ffio_real.close(fd) < 0 ? -errno : 0;
+	if (o->is_private) {
+		if (kclose)
+			return -EBADF; /* not the program's to close */
+		private_lost(o->file);
+		return 0;
+	}
+	struct ffio_file *f = o->file;
+	ffio_fd_detach(fd);
+	o->refs--;
+	if (o->refs > 0 && o->kfd == fd)
+		o->kfd = other_fd(o, fd);
+	int last_ofd = o->refs == 0;
+	if (last_ofd) {
+		struct ffio_ofd **p = &f->ofds;
+		while (*p && *p != o)
+			p = &(*p)->next;
+		if (*p)
+			*p = o->next;
+		f->users--;
+	}
+	pthread_mutex_lock(&f->lock);
+	if (f->users == 0) {
+		/* The last one: flush and close the stack, then the descriptor. */
+		unlink_file(f);
+		close_stack(f);
+	} else if (kclose && f->posix_locked && f->top) {
+		/* Closing any descriptor releases the process's record locks:
+		 * what they guarded goes to the file first. */
+		ffio_in_lib++;
+		ffio_file_set_error(f, ffio_layer_flush(f->top));
+		ffio_in_lib--;
+	}
+	if (kclose && ffio_real.close(fd) < 0 && errno != EINTR)
+		err = -errno;
+	if (err == 0)
+		err = ffio_file_take_error(f);
+	pthread_mutex_unlock(&f->lock);
+	if (last_ofd) {
+		free(o);
+		put_locked(f);
+	}
+	return err;
+}
+
+int ffio_fd_close(int fd, int kclose)
+{
+	pthread_mutex_lock(&files_lock);
+	int err = release_locked(fd, kclose);
+	pthread_mutex_unlock(&files_lock);
+	return err;
+}
+
+void ffio_fd_fresh(int fd)
+{
+	if (fd < 0 || !ffio_fd_get(fd))
+		return;
+	pthread_mutex_lock(&files_lock);
+	(void)release_locked(fd, 0);
+	pthread_mutex_unlock(&files_lock);
+}
+
+int ffio_fd_dup(int oldfd, int newfd)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&files_lock);
+	struct ffio_ofd *o = ffio_fd_get(oldfd);
+	if (!o || o->is_private) {
+		err = -EBADF;
+	} else {
+		if (ffio_fd_get(newfd))
+			(void)release_locked(newfd, 0); /* closed behind ffio's back */
+		attach_locked(newfd, o);
+		if (ffio_fd_get(newfd) != o)
+			err = -EMFILE;
+	}
+	pthread_mutex_unlock(&files_lock);
+	return err;
+}
+
+void ffio_fd_close_range(unsigned lo, unsigned hi)
+{
+	pthread_mutex_lock(&files_lock);
+	for (unsigned i = lo; i <= hi && i <= (unsigned)fd_high && i < (unsigned)ffio_fdtab_size; i++) {
+		struct ffio_ofd *o = ffio_fdtab[i];
+		if (o && !o->is_private) {
+			int err = release_locked((int)i, 0);
+			if (err < 0)
+				ffio_log("descriptor %u closed with a range: %s", i, strerror(-err));
+		}
+	}
+	pthread_mutex_unlock(&files_lock);
+}
+
+int ffio_any_open(void)
+{
+	return __atomic_load_n(&files, __ATOMIC_RELAXED) != NULL;
+}
+
+struct ffio_file *ffio_fd_file(int fd)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	return o && !o->is_private ? o->file : NULL;
+}
+
+int ffio_fd_is_private(int fd)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	return o && o->is_private;
+}
+
+int ffio_private_next(int fd)
+{
+	int best = -1;
+	pthread_mutex_lock(&files_lock);
+	for (struct ffio_file *f = files; f; f = f->next)
+		if (f->fd >= fd && (best < 0 || f->fd < best))
+			best = f->fd;
+	pthread_mutex_unlock(&files_lock);
+	return best;
+}
+
+int ffio_private_evict(int lo, int hi)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&files_lock);
+	for (struct ffio_file *f = files; f && err == 0; f = f->next) {
+		if (f->fd < lo || f->fd > hi || !f->top)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		/* Not moved: a bottom may have registered the descriptor (io_uring);
+		 * the file passes through instead, its stack flushed and closed. */
+		err = pass_through_locked(f, 0);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&files_lock);
+	return err;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+static int lacks_access(const struct ffio_file *f, int flags)
+{
+	int acc = flags & O_ACCMODE, have = f->oflags & O_ACCMODE;
+	return (acc != O_WRONLY && have == O_WRONLY) || (acc != O_RDONLY && have == O_RDONLY);
+}
+
+/* Attach the kernel's new descriptor fd (opened with flags) to its file,
+ * creating the file for entry e when it is not open yet. */
+static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, int flags,
+		   int any_type)
+{
+	struct stat st;
+	int err = 0, created = 0;
+
+	if (ffio_in_vfork_child())
+		return; /* the table is the parent's */
+	if (ffio_real.fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || (any_type && e))) {
+		ffio_fd_fresh(fd); /* pipes, devices, /proc: never cached */
+		return;
+	}
+	pthread_mutex_lock(&files_lock);
+	if (ffio_fd_get(fd))
+		(void)release_locked(fd, 0); /* its number was closed behind ffio's back */
+	struct ffio_file *f = is_raw(st.st_dev, st.st_ino) ? NULL : find_locked(st.st_dev, st.st_ino);
+	if (!f && e && !is_raw(st.st_dev, st.st_ino)) {
+		f = file_create(e, fd, dirfd, path, flags, &st, &err);
+		created = f != NULL;
+	}
+	struct ffio_ofd *o = f ? calloc(1, sizeof *o) : NULL;
+	if (f && !o) {
+		err = -ENOMEM;
+		if (created) {
+			pthread_mutex_lock(&f->lock);
+			unlink_file(f);
+			close_stack(f);
+			pthread_mutex_unlock(&f->lock);
+			file_free(f);
+		}
+		f = NULL;
+	}
+	if (!f) {
+		pthread_mutex_unlock(&files_lock);
+		if (err < 0 && e)
+			ffio_log("%s: not managed (plain I/O): %s", path, strerror(-err));
+		return;
+	}
+	o->file = f;
+	o->oflags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
+	o->kfd = fd;
+	o->next = f->ofds;
+	f->ofds = o;
+	f->users++;
+	f->refs++;
+	attach_locked(fd, o);
+	pthread_mutex_lock(&f->lock);
+	if (!created && f->top) {
+		if (lacks_access(f, flags)) {
+			pass_through_locked(f, 0);
+		} else if (flags & O_TRUNC) {
+			/* The kernel emptied the file: so is what the stack holds. */
+			ffio_in_lib++;
+			ffio_file_set_error(f, ffio_layer_truncate(f->top, 0));
+			ffio_in_lib--;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&files_lock);
+}
+
+int ffio_open(struct ffio_entry *e, int dirfd, const char *path, int flags, mode_t mode,
+	      int any_type)
+{
+	int fd = ffio_real.openat(dirfd, path, flags, mode);
+	if (fd < 0)
+		return -errno;
+	if (e || files)
+		manage(e, fd, dirfd, path, flags, any_type);
+	else if (ffio_fd_get(fd))
+		ffio_fd_fresh(fd);
+	return fd;
+}
+
+/* ---- holding a file open without a descriptor --------------------------- */
+
+void ffio_file_hold(struct ffio_file *f)
+{
+	pthread_mutex_lock(&files_lock);
+	f->users++;
+	f->refs++;
+	pthread_mutex_unlock(&files_lock);
+}
+
+int ffio_file_unhold(struct ffio_file *f)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&files_lock);
+	pthread_mutex_lock(&f->lock);
+	if (--f->users == 0) {
+		unlink_file(f);
+		close_stack(f);
+	}
+	err = ffio_file_take_error(f);
+	pthread_mutex_unlock(&f->lock);
+	put_locked(f);
+	pthread_mutex_unlock(&files_lock);
+	return err;
 }
 
 /* ---- process events ----------------------------------------------------- */
 
 int ffio_flush_all(void)
 {
-	int first = 0;
+	int first = 0, vforked = ffio_in_vfork_child();
 
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next) {
-		int err = LOCKED(f, do_sync_kernel(f));
+		/* A vfork child that closed ffio's descriptors (after flushing:
+		 * close_range) has nothing left to write them with. */
+		if (vforked && f->fd >= 0 && ffio_real.fcntl(f->fd, F_GETFD) < 0)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		ffio_in_lib++;
+		int err = f->top ? ffio_layer_flush(f->top) : 0;
+		ffio_in_lib--;
 		if (err < 0) {
-			pthread_mutex_lock(&f->lock);
+			ffio_log("%s: flushing before a new program starts failed: %s", f->path,
+				 strerror(-err));
 			ffio_file_set_error(f, err);
-			pthread_mutex_unlock(&f->lock);
 			if (!first)
 				first = err;
 		}
+		if (!f->through)
+			(void)sync_offsets(f);
+		pthread_mutex_unlock(&f->lock);
 	}
 	pthread_mutex_unlock(&files_lock);
 	return first;
@@ -782,6 +624,8 @@ void ffio_exit_all(void)
 {
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next) {
+		if (!f->top)
+			continue;
 		ffio_in_lib++;
 		pthread_mutex_lock(&f->lock);
 		int err = ffio_layer_flush(f->top);
@@ -797,30 +641,71 @@ void ffio_exit_all(void)
 	pthread_mutex_unlock(&files_lock);
 }
 
-/* Before fork: flush every file so that the child starts with nothing to
- * flush, then hold every lock so that no file is mid-change in the child. */
+/* Process-wide state of other parts that must be consistent across fork:
+ * their handlers run after the files' (prepare) and before them (after). */
+#define MAX_FORK_HANDLERS 8
+static struct {
+	void (*prepare)(void), (*parent)(void), (*child)(void);
+} fork_handlers[MAX_FORK_HANDLERS];
+static int nfork_handlers;
+static pthread_mutex_t fork_handlers_lock = PTHREAD_MUTEX_INITIALIZER; /* after files_lock */
+
+void ffio_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	pthread_mutex_lock(&fork_handlers_lock);
+	if (nfork_handlers < MAX_FORK_HANDLERS) {
+		fork_handlers[nfork_handlers].prepare = prepare;
+		fork_handlers[nfork_handlers].parent = parent;
+		fork_handlers[nfork_handlers].child = child;
+		nfork_handlers++;
+	} else {
+		ffio_log("too many fork handlers");
+		abort();
+	}
+	pthread_mutex_unlock(&fork_handlers_lock);
+}
+
+/* Before fork: a file open now is shared with the child through its
+ * descriptors (their positions, the data behind them), so it passes
+ * through to the kernel in both processes from now on: flushed, each
+ * kernel offset set to the position, the stack closed.  Every lock is held
+ * across the fork so that nothing is mid-change in the child. */
 void ffio_fork_prepare(void)
 {
-	ffio_flush_all();
 	pthread_mutex_lock(&files_lock);
-	for (struct ffio_file *f = files; f; f = f->next)
+	for (struct ffio_file *f = files; f; f = f->next) {
 		pthread_mutex_lock(&f->lock);
+		(void)pass_through_locked(f, 0);
+	}
+	pthread_mutex_lock(&fork_handlers_lock);
+	for (int i = 0; i < nfork_handlers; i++)
+		if (fork_handlers[i].prepare)
+			fork_handlers[i].prepare();
+}
+
+static void fork_after(int child)
+{
+	for (int i = nfork_handlers - 1; i >= 0; i--) {
+		void (*h)(void) = child ? fork_handlers[i].child : fork_handlers[i].parent;
+		if (h)
+			h();
+	}
+	if (child)
+		pthread_mutex_init(&fork_handlers_lock, NULL);
+	else
+		pthread_mutex_unlock(&fork_handlers_lock);
+	for (struct ffio_file *f = files; f; f = f->next)
+		pthread_mutex_unlock(&f->lock);
+	pthread_mutex_unlock(&files_lock);
 }
 
 void ffio_fork_parent(void)
 {
-	for (struct ffio_file *f = files; f; f = f->next)
-		pthread_mutex_unlock(&f->lock);
-	pthread_mutex_unlock(&files_lock);
+	fork_after(0);
 }
 
 void ffio_fork_child(void)
 {
-	for (struct ffio_file *f = files; f; f = f->next) {
-		for (struct ffio_layer *l = f->top; l; l = l->below)
-			if (l->ops->atfork_child)
-				l->ops->atfork_child(l);
-		pthread_mutex_unlock(&f->lock);
-	}
-	pthread_mutex_unlock(&files_lock);
+	ffio_pid = getpid();
+	fork_after(1);
 }

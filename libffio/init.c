@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "ffio-internal.h"
 
 struct ffio_spec *ffio_global_spec;
@@ -27,6 +28,7 @@ static void init_once(void)
 
 	ffio_real_init();
 	ffio_in_lib++;
+	ffio_pid = getpid();
 	if (ffio_fdtab_init() < 0)
 		ffio_log("cannot allocate the descriptor table; running with plain I/O");
 	ffio_open_diags = env_flag("FF_IO_OPEN_DIAGS");

@@ -2,7 +2,7 @@
 # interposition, direct API.  Layer sources are added by layers/local.mk.
 lib_LTLIBRARIES += libffio.la
 include_HEADERS += include/ffio.h
-noinst_HEADERS += libffio/ffio-internal.h
+noinst_HEADERS += libffio/ffio-internal.h libffio/interpose.h
 libffio_la_SOURCES = \
 	libffio/log.c \
 	libffio/real.c \
@@ -10,10 +10,13 @@ libffio_la_SOURCES = \
 	libffio/spec.c \
 	libffio/registry.c \
 	libffio/fdtable.c \
+	libffio/stack.c \
 	libffio/file.c \
+	libffio/ofd.c \
 	libffio/api.c \
 	libffio/bufpool.c \
 	libffio/posix.c \
+	libffio/process.c \
 	libffio/aio.c \
 	libffio/hint.c
 libffio_la_SOURCES += libffio/signal.c

@@ -36,11 +36,9 @@
 #include <unistd.h>
 
 #include "ffio-internal.h"
+#include "interpose.h"
 
 _Static_assert(sizeof(off_t) == 8 && sizeof(long) == 8, "ffio interposition needs LP64");
-
-#define likely(x)   __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* glibc names that the headers no longer (or only under fortify) declare. */
 int __open_2(const char *path, int flags);
@@ -62,18 +60,6 @@ void __chk_fail(void) __attribute__((noreturn));
 
 /* ---- the libc functions ------------------------------------------------ */
 
-/* Make sure ffio_real.name can be called; otherwise run the fallback statement. */
-#define NEED(name, fallback)                                         \
-	do {                                                         \
-		if (unlikely(!ffio_real_ready() || !ffio_real.name)) \
-			fallback;                                    \
-	} while (0)
-#define NOSYS                        \
-	do {                         \
-		errno = ENOSYS;      \
-		return -1;           \
-	} while (0)
-
 /* The hot calls: an unmanaged descriptor takes the real call at once, with
  * no stack frame; everything else (not resolved yet, managed, inside ffio)
  * is the out-of-line body NAME_slow. */
@@ -88,34 +74,6 @@ void __chk_fail(void) __attribute__((noreturn));
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* The file behind fd when ffio manages it and we are not inside ffio. */
-static inline struct ffio_file *managed(int fd)
-{
-	struct ffio_file *f = ffio_fd_get(fd);
-	if (likely(f == NULL) || ffio_in_lib)
-		return NULL;
-	return f;
-}
-
-/* Convert an internal result (-errno) at the POSIX boundary. */
-static inline ssize_t result(ssize_t r)
-{
-	if (r < 0) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
-
-/* Internal calls into the stack run with the reentrancy guard set. */
-#define IN_LIB(expr)                        \
-	({                                  \
-		ffio_in_lib++;              \
-		__typeof__(expr) r_ = expr; \
-		ffio_in_lib--;              \
-		r_;                         \
-	})
-
 /* A deferred error of an operation whose own result must stay a success
  * (the lock is held, the descriptor was replaced): report it on the next
  * write, fsync or close of the file. */
@@ -128,13 +86,6 @@ static void defer_error(struct ffio_file *f, int err)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static off_t file_pos(struct ffio_file *f)
-{
-	pthread_mutex_lock(&f->lock);
-	off_t pos = f->pos;
-	pthread_mutex_unlock(&f->lock);
-	return pos;
-}
 
 /* ---- open -------------------------------------------------------------- */
 
@@ -144,23 +95,25 @@ static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
 	return ffio_real.openat(dirfd, path, flags, mode);
 }
 
+/* An open: the kernel's, always; ffio_open then attaches a regular file
+ * that an entry matches, or that is open through ffio already (a second
+ * open of a file shares its cache). */
 static int open_impl(int dirfd, const char *path, int flags, mode_t mode)
 {
-	if (ffio_in_lib || path == NULL || (flags & (O_PATH | O_DIRECTORY)))
-		return real_openat(dirfd, path, flags, mode);
+	if (ffio_in_lib || path == NULL || (flags & (O_PATH | O_DIRECTORY))) {
+		int fd = real_openat(dirfd, path, flags, mode);
+		if (fd >= 0 && !ffio_in_lib && ffio_fd_get(fd))
+			ffio_fd_fresh(fd);
+		return fd;
+	}
 	IN_LIB((ffio_init(), 0));
+	NEED(openat, return (int)result(syscall(SYS_openat, dirfd, path, flags, mode)));
 	struct ffio_entry *e = IN_LIB(ffio_hint_match(path));
 	if (e == NULL && ffio_global_spec != NULL)
 		e = IN_LIB(ffio_spec_match(ffio_global_spec, path));
-	if (e == NULL)
-		return real_openat(dirfd, path, flags, mode);
-	if (ffio_open_diags)
+	if (e != NULL && ffio_open_diags)
 		IN_LIB((ffio_log("open %s: entry %d (%s)", path, e->index, e->pattern), 0));
-	struct ffio_file *f = NULL;
-	int rc = IN_LIB(ffio_file_open(e, dirfd, path, flags, mode, &f));
-	if (rc < 0)
-		return (int)result(rc);
-	return f->fd;
+	return (int)result(IN_LIB(ffio_open(e, dirfd, path, flags, mode, 0)));
 }
 
 static mode_t open_mode(int flags, va_list ap)
@@ -213,13 +166,16 @@ int __openat_2(int dirfd, const char *path, int flags)
 	return open_impl(dirfd, path, flags, 0);
 }
 
+/* Every descriptor in the table comes here, managed, passed through or
+ * ffio's own (which is not the program's to close: EBADF, as for a
+ * descriptor that is not open).  A vfork child shares ffio's memory with
+ * its parent: it only closes. */
 static SLOW int close_slow(int fd)
 {
 	NEED(close, return (int)result(syscall(SYS_close, fd)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	if (likely(ffio_fd_get(fd) == NULL) || ffio_in_lib || ffio_in_vfork_child())
 		return ffio_real.close(fd);
-	return (int)result(IN_LIB(ffio_fd_close(fd)));
+	return (int)result(IN_LIB(ffio_fd_close(fd, 1)));
 }
 
 int close(int fd)
@@ -232,11 +188,11 @@ int close(int fd)
 static SLOW ssize_t read_slow(int fd, void *buf, size_t n)
 {
 	NEED(read, return result(syscall(SYS_read, fd, buf, n)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.read(fd, buf, n);
 	struct iovec iov = { .iov_base = buf, .iov_len = n };
-	return result(IN_LIB(ffio_file_readv(f, &iov, 1)));
+	return result(IN_LIB(ffio_ofd_readv(o, &iov, 1)));
 }
 
 ssize_t read(int fd, void *buf, size_t n)
@@ -254,11 +210,11 @@ ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 static SLOW ssize_t write_slow(int fd, const void *buf, size_t n)
 {
 	NEED(write, return result(syscall(SYS_write, fd, buf, n)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.write(fd, buf, n);
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-	return result(IN_LIB(ffio_file_writev(f, &iov, 1)));
+	return result(IN_LIB(ffio_ofd_writev(o, &iov, 1)));
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
@@ -269,12 +225,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 static SLOW ssize_t pread_slow(int fd, void *buf, size_t n, off_t off)
 {
 	NEED(pread, return result(syscall(SYS_pread64, fd, buf, n, off)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.pread(fd, buf, n, off);
-	if (off < 0)
-		return result(-EINVAL);
-	return result(IN_LIB(ffio_file_pread(f, buf, n, off)));
+	struct iovec iov = { .iov_base = buf, .iov_len = n };
+	return result(IN_LIB(ffio_ofd_preadv(o, &iov, 1, off)));
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -292,12 +247,11 @@ ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 static SLOW ssize_t pwrite_slow(int fd, const void *buf, size_t n, off_t off)
 {
 	NEED(pwrite, return result(syscall(SYS_pwrite64, fd, buf, n, off)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.pwrite(fd, buf, n, off);
-	if (off < 0)
-		return result(-EINVAL);
-	return result(IN_LIB(ffio_file_pwrite(f, buf, n, off)));
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
+	return result(IN_LIB(ffio_ofd_pwritev(o, &iov, 1, off)));
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -308,12 +262,12 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 static SLOW ssize_t readv_slow(int fd, const struct iovec *iov, int iovcnt)
 {
 	NEED(readv, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.readv(fd, iov, iovcnt);
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
-	return result(IN_LIB(ffio_file_readv(f, iov, iovcnt)));
+	return result(IN_LIB(ffio_ofd_readv(o, iov, iovcnt)));
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
@@ -324,12 +278,12 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 static SLOW ssize_t writev_slow(int fd, const struct iovec *iov, int iovcnt)
 {
 	NEED(writev, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.writev(fd, iov, iovcnt);
 	if (iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
-	return result(IN_LIB(ffio_file_writev(f, iov, iovcnt)));
+	return result(IN_LIB(ffio_ofd_writev(o, iov, iovcnt)));
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
@@ -340,23 +294,23 @@ ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
 	NEED(preadv, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.preadv(fd, iov, iovcnt, off);
 	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
-	return result(IN_LIB(ffio_file_preadv(f, iov, iovcnt, off)));
+	return result(IN_LIB(ffio_ofd_preadv(o, iov, iovcnt, off)));
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
 	NEED(pwritev, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.pwritev(fd, iov, iovcnt, off);
 	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
-	return result(IN_LIB(ffio_file_pwritev(f, iov, iovcnt, off)));
+	return result(IN_LIB(ffio_ofd_pwritev(o, iov, iovcnt, off)));
 }
 
 /* preadv2/pwritev2 flags on a managed file: offset -1 means the file
@@ -367,77 +321,46 @@ ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
 {
 	NEED(preadv2, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.preadv2(fd, iov, iovcnt, off, flags);
 	if (flags & ~(RWF_HIPRI | RWF_NOWAIT))
 		return result(-EOPNOTSUPP);
 	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return result(-EINVAL);
 	if (off == -1)
-		return result(IN_LIB(ffio_file_readv(f, iov, iovcnt)));
-	return result(IN_LIB(ffio_file_preadv(f, iov, iovcnt, off)));
+		return result(IN_LIB(ffio_ofd_readv(o, iov, iovcnt)));
+	return result(IN_LIB(ffio_ofd_preadv(o, iov, iovcnt, off)));
 }
 
-static ssize_t pwritev2_managed(struct ffio_file *f, const struct iovec *iov, int iovcnt,
+static ssize_t pwritev2_managed(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 				off_t off, int flags)
 {
-	ssize_t n;
 	if (flags & ~RWF_KNOWN)
 		return -EOPNOTSUPP;
 	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
 		return -EINVAL;
-	if (flags & RWF_APPEND) {
-		off_t end;
-		int rc = ffio_file_size(f, &end);
-		if (rc < 0)
-			return rc;
-		n = ffio_file_pwritev(f, iov, iovcnt, end);
-	} else if (off == -1) {
-		n = ffio_file_writev(f, iov, iovcnt);
-	} else {
-		n = ffio_file_pwritev(f, iov, iovcnt, off);
-	}
-	if (n >= 0 && (flags & (RWF_DSYNC | RWF_SYNC))) {
-		int rc = ffio_file_fsync(f, !(flags & RWF_SYNC));
-		if (rc < 0)
-			return rc;
-	}
-	return n;
+	return ffio_ofd_pwritev2(o, iov, iovcnt, off, flags & (RWF_APPEND | RWF_NOAPPEND | RWF_DSYNC | RWF_SYNC));
 }
 
 ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
 {
 	NEED(pwritev2, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.pwritev2(fd, iov, iovcnt, off, flags);
-	return result(IN_LIB(pwritev2_managed(f, iov, iovcnt, off, flags)));
+	return result(IN_LIB(pwritev2_managed(o, iov, iovcnt, off, flags)));
 }
 
 /* ---- position, sync, size --------------------------------------------- */
 
-static off_t seek_managed(struct ffio_file *f, int fd, off_t off, int whence)
-{
-	if (whence == SEEK_SET || whence == SEEK_CUR || whence == SEEK_END)
-		return ffio_file_seek(f, off, whence);
-	/* SEEK_DATA, SEEK_HOLE: the kernel knows the holes once data is flushed. */
-	int rc = ffio_file_sync_kernel(f);
-	if (rc < 0)
-		return rc;
-	off_t k = ffio_real.lseek(fd, off, whence);
-	if (k < 0)
-		return -errno;
-	return ffio_file_seek(f, k, SEEK_SET);
-}
-
 static SLOW off_t lseek_slow(int fd, off_t off, int whence)
 {
 	NEED(lseek, return (off_t)result(syscall(SYS_lseek, fd, off, whence)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.lseek(fd, off, whence);
-	return (off_t)result(IN_LIB(seek_managed(f, fd, off, whence)));
+	return (off_t)result(IN_LIB(ffio_ofd_seek(o, off, whence)));
 }
 
 off_t lseek(int fd, off_t off, int whence)
@@ -448,38 +371,42 @@ off_t lseek(int fd, off_t off, int whence)
 int fsync(int fd)
 {
 	NEED(fsync, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.fsync(fd);
-	return (int)result(IN_LIB(ffio_file_fsync(f, 0)));
+	return (int)result(IN_LIB(ffio_file_fsync(o->file, 0)));
 }
 
 int fdatasync(int fd)
 {
 	NEED(fdatasync, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.fdatasync(fd);
-	return (int)result(IN_LIB(ffio_file_fsync(f, 1)));
+	return (int)result(IN_LIB(ffio_file_fsync(o->file, 1)));
 }
 
 int ftruncate(int fd, off_t len)
 {
 	NEED(ftruncate, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.ftruncate(fd, len);
-	if (len < 0)
-		return (int)result(-EINVAL);
-	return (int)result(IN_LIB(ffio_file_truncate(f, len)));
+	return (int)result(IN_LIB(ffio_ofd_truncate(o, len)));
 }
 
-/* The managed file open on the regular file st describes, if any. */
+/* The file open through ffio (not passed through) on the regular file st
+ * describes, held (ffio_file_put), or NULL. */
 static struct ffio_file *file_of_stat(const struct stat *st)
 {
 	if (ffio_in_lib || !S_ISREG(st->st_mode))
 		return NULL;
-	return ffio_file_find_inode(st->st_dev, st->st_ino);
+	struct ffio_file *f = ffio_file_find_inode(st->st_dev, st->st_ino);
+	if (f != NULL && f->through) {
+		ffio_file_put(f);
+		return NULL;
+	}
+	return f;
 }
 
 int truncate(const char *path, off_t len)
@@ -492,30 +419,41 @@ int truncate(const char *path, off_t len)
 		f = file_of_stat(&st);
 	if (f == NULL)
 		return ffio_real.truncate(path, len);
-	if (len < 0)
-		return (int)result(-EINVAL);
-	return (int)result(IN_LIB(ffio_file_truncate(f, len)));
+	int rc = IN_LIB(ffio_file_truncate(f, len));
+	ffio_file_put(f);
+	if (rc == -ENOSYS) /* it passed through meanwhile */
+		return ffio_real.truncate(path, len);
+	return (int)result(rc);
 }
 
 /* ---- stat: sizes include data not yet flushed -------------------------- */
 
+static void size_fix(struct ffio_file *f, off_t *size)
+{
+	off_t len;
+	if (IN_LIB(ffio_file_size(f, &len)) == 0)
+		*size = len;
+}
+
 /* Replace st_size by the logical size when st describes a managed file
- * (f, or the one open on the same inode). */
-static void stat_fix(struct ffio_file *f, struct stat *st)
+ * (o's, or the one open on the same inode). */
+static void stat_fix(struct ffio_ofd *o, struct stat *st)
 {
 	if (ffio_in_lib)
 		return;
-	if (f == NULL)
-		f = file_of_stat(st);
-	if (f == NULL)
+	if (o != NULL) {
+		size_fix(o->file, &st->st_size);
 		return;
-	off_t len;
-	if (IN_LIB(ffio_file_size(f, &len)) == 0)
-		st->st_size = len;
+	}
+	struct ffio_file *f = file_of_stat(st);
+	if (f != NULL) {
+		size_fix(f, &st->st_size);
+		ffio_file_put(f);
+	}
 }
 
-/* The file a *at call with AT_EMPTY_PATH names through dirfd, or NULL. */
-static struct ffio_file *empty_path_file(int dirfd, const char *path, int flags)
+/* The description a *at call with AT_EMPTY_PATH names through dirfd, or NULL. */
+static struct ffio_ofd *empty_path_ofd(int dirfd, const char *path, int flags)
 {
 	if ((flags & AT_EMPTY_PATH) && path != NULL && path[0] == '\0')
 		return managed(dirfd);
@@ -526,9 +464,8 @@ int fstat(int fd, struct stat *st)
 {
 	NEED(fstat, return (int)result(syscall(SYS_fstat, fd, st)));
 	int rc = ffio_real.fstat(fd, st);
-	struct ffio_file *f = managed(fd);
-	if (rc == 0 && f != NULL)
-		stat_fix(f, st);
+	if (rc == 0)
+		stat_fix(managed(fd), st);
 	return rc;
 }
 
@@ -556,7 +493,7 @@ int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	NEED(fstatat, return (int)result(syscall(SYS_newfstatat, dirfd, path, st, flags)));
 	int rc = ffio_real.fstatat(dirfd, path, st, flags);
 	if (rc == 0)
-		stat_fix(empty_path_file(dirfd, path, flags), st);
+		stat_fix(empty_path_ofd(dirfd, path, flags), st);
 	return rc;
 }
 
@@ -566,14 +503,21 @@ int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *s
 	int rc = ffio_real.statx(dirfd, path, flags, mask, stx);
 	if (rc != 0 || ffio_in_lib || !(stx->stx_mask & STATX_SIZE))
 		return rc;
-	struct ffio_file *f = empty_path_file(dirfd, path, flags);
-	if (f == NULL && (stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO) &&
-	    S_ISREG(stx->stx_mode))
-		f = ffio_file_find_inode(makedev(stx->stx_dev_major, stx->stx_dev_minor),
-					 stx->stx_ino);
+	struct ffio_ofd *o = empty_path_ofd(dirfd, path, flags);
 	off_t len;
-	if (f != NULL && IN_LIB(ffio_file_size(f, &len)) == 0)
-		stx->stx_size = (uint64_t)len;
+	if (o != NULL) {
+		if (IN_LIB(ffio_file_size(o->file, &len)) == 0)
+			stx->stx_size = (uint64_t)len;
+	} else if ((stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO)) {
+		struct stat st = {.st_mode = stx->stx_mode, .st_ino = stx->stx_ino,
+				  .st_dev = makedev(stx->stx_dev_major, stx->stx_dev_minor)};
+		struct ffio_file *f = file_of_stat(&st);
+		if (f != NULL) {
+			if (IN_LIB(ffio_file_size(f, &len)) == 0)
+				stx->stx_size = (uint64_t)len;
+			ffio_file_put(f);
+		}
+	}
 	return rc;
 }
 
@@ -582,9 +526,8 @@ int __fxstat(int ver, int fd, struct stat *st)
 {
 	NEED(__fxstat, NOSYS);
 	int rc = ffio_real.__fxstat(ver, fd, st);
-	struct ffio_file *f = managed(fd);
-	if (rc == 0 && f != NULL)
-		stat_fix(f, st);
+	if (rc == 0)
+		stat_fix(managed(fd), st);
 	return rc;
 }
 
@@ -611,7 +554,7 @@ int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 	NEED(__fxstatat, NOSYS);
 	int rc = ffio_real.__fxstatat(ver, dirfd, path, st, flags);
 	if (rc == 0)
-		stat_fix(empty_path_file(dirfd, path, flags), st);
+		stat_fix(empty_path_ofd(dirfd, path, flags), st);
 	return rc;
 }
 
@@ -637,12 +580,18 @@ static void lock_acquired(struct ffio_file *f)
 /* A record lock on a managed file.  Positions relative to the file
  * position or its end are made absolute from ffio's view (the kernel's
  * offset and size lag behind the stack's).  Releasing flushes the dirty
- * data first, so that the next holder reads it. */
-static int lock_managed(struct ffio_file *f, int fd, int cmd, struct flock *app)
+ * data first, so that the next holder reads it.  A process-wide (not OFD)
+ * lock is released by the close of any descriptor of the file: the file
+ * remembers to flush before such closes. */
+static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 {
+	struct ffio_file *f = o->file;
 	struct flock fl = *app;
 	if (fl.l_whence == SEEK_CUR) {
-		fl.l_start += file_pos(f);
+		off_t pos = ffio_ofd_pos(o);
+		if (pos < 0)
+			return (int)pos;
+		fl.l_start += pos;
 		fl.l_whence = SEEK_SET;
 	} else if (fl.l_whence == SEEK_END) {
 		off_t len;
@@ -658,15 +607,20 @@ static int lock_managed(struct ffio_file *f, int fd, int cmd, struct flock *app)
 	int rc = ffio_real.fcntl(fd, cmd, &fl);
 	if (rc < 0)
 		return -errno;
-	if (is_getlk(cmd))
+	if (is_getlk(cmd)) {
 		*app = fl;
-	else if (!release)
+	} else if (!release) {
+		if (cmd == F_SETLK || cmd == F_SETLKW)
+			__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
 		lock_acquired(f);
+	}
 	return rc;
 }
 
-/* fcntl on a managed descriptor. */
-static int fcntl_managed(struct ffio_file *f, int fd, int cmd, void *arg)
+/* fcntl on a managed descriptor: the kernel's descriptor has the flags the
+ * application gave (ffio writes through its own), so only duplicates,
+ * the status flags ffio follows and locks need more than the kernel. */
+static int fcntl_managed(struct ffio_ofd *o, int fd, int cmd, void *arg)
 {
 	int rc;
 	switch (cmd) {
@@ -683,35 +637,19 @@ static int fcntl_managed(struct ffio_file *f, int fd, int cmd, void *arg)
 			}
 		}
 		return rc;
-	case F_GETFL:
-		rc = ffio_real.fcntl(fd, F_GETFL);
+	case F_SETFL:
+		rc = ffio_real.fcntl(fd, F_SETFL, (int)(long)arg);
 		if (rc < 0)
 			return -errno;
-		/* O_APPEND and O_DIRECT as the application asked for them. */
-		pthread_mutex_lock(&f->lock);
-		rc = (rc & ~(O_APPEND | O_DIRECT)) | (f->oflags & (O_APPEND | O_DIRECT));
-		pthread_mutex_unlock(&f->lock);
-		return rc;
-	case F_SETFL: {
-		int want = (int)(long)arg;
 		int now = ffio_real.fcntl(fd, F_GETFL);
-		if (now < 0)
-			return -errno;
-		/* The stack writes at explicit offsets: the kernel descriptor
-		 * keeps its own O_APPEND and O_DIRECT. */
-		int kflags = (want & ~(O_APPEND | O_DIRECT)) | (now & (O_APPEND | O_DIRECT));
-		if (ffio_real.fcntl(fd, F_SETFL, kflags) < 0)
-			return -errno;
-		pthread_mutex_lock(&f->lock);
-		f->oflags = (f->oflags & ~(O_APPEND | O_DIRECT)) | (want & (O_APPEND | O_DIRECT));
-		pthread_mutex_unlock(&f->lock);
-		return 0;
-	}
+		if (now >= 0)
+			ffio_ofd_set_flags(o, now);
+		return rc;
 	default:
 		if (is_setlk(cmd) || is_getlk(cmd)) {
 			if (arg == NULL)
 				return -EFAULT;
-			return lock_managed(f, fd, cmd, arg);
+			return lock_managed(o, fd, cmd, arg);
 		}
 		rc = ffio_real.fcntl(fd, cmd, arg);
 		return rc < 0 ? -errno : rc;
@@ -725,47 +663,57 @@ int fcntl(int fd, int cmd, ...)
 	void *arg = va_arg(ap, void *); /* every fcntl argument fits a pointer */
 	va_end(ap);
 	NEED(fcntl, return (int)result(syscall(SYS_fcntl, fd, cmd, arg)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
-		return ffio_real.fcntl(fd, cmd, arg);
-	return (int)result(IN_LIB(fcntl_managed(f, fd, cmd, arg)));
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL)) {
+		int rc = ffio_real.fcntl(fd, cmd, arg);
+		/* A duplicate of a passed-through descriptor is one too. */
+		if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && !ffio_in_lib &&
+		    (ffio_fd_get(fd) != NULL || ffio_fd_get(rc) != NULL)) {
+			if (ffio_fd_file(fd) != NULL)
+				IN_LIB(ffio_fd_dup(fd, rc));
+			else
+				IN_LIB((ffio_fd_fresh(rc), 0));
+		}
+		return rc;
+	}
+	return (int)result(IN_LIB(fcntl_managed(o, fd, cmd, arg)));
 }
 
 int flock(int fd, int op)
 {
 	NEED(flock, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.flock(fd, op);
 	if ((op & ~LOCK_NB) == LOCK_UN)
-		IN_LIB((defer_error(f, ffio_file_flush(f)), 0));
+		IN_LIB((defer_error(o->file, ffio_file_flush(o->file)), 0));
 	int rc = ffio_real.flock(fd, op);
 	if (rc == 0 && (op & ~LOCK_NB) != LOCK_UN)
-		IN_LIB((lock_acquired(f), 0));
+		IN_LIB((lock_acquired(o->file), 0));
 	return rc;
 }
 
 /* lockf is a record lock from the file position: made on ffio's position. */
-static int lockf_managed(struct ffio_file *f, int fd, int cmd, off_t len)
+static int lockf_managed(struct ffio_ofd *o, int fd, int cmd, off_t len)
 {
 	struct flock fl = { .l_whence = SEEK_CUR, .l_start = 0, .l_len = len };
 	int rc;
 	switch (cmd) {
 	case F_TEST:
 		fl.l_type = F_RDLCK;
-		rc = lock_managed(f, fd, F_GETLK, &fl);
+		rc = lock_managed(o, fd, F_GETLK, &fl);
 		if (rc < 0)
 			return rc;
 		return (fl.l_type == F_UNLCK || fl.l_pid == getpid()) ? 0 : -EACCES;
 	case F_ULOCK:
 		fl.l_type = F_UNLCK;
-		return lock_managed(f, fd, F_SETLK, &fl);
+		return lock_managed(o, fd, F_SETLK, &fl);
 	case F_LOCK:
 		fl.l_type = F_WRLCK;
-		return lock_managed(f, fd, F_SETLKW, &fl);
+		return lock_managed(o, fd, F_SETLKW, &fl);
 	case F_TLOCK:
 		fl.l_type = F_WRLCK;
-		rc = lock_managed(f, fd, F_SETLK, &fl);
+		rc = lock_managed(o, fd, F_SETLK, &fl);
 		return rc == -EAGAIN ? -EACCES : rc;
 	default:
 		return -EINVAL;
@@ -776,20 +724,25 @@ int lockf(int fd, int cmd, off_t len)
 {
 	NEED(lockf, NOSYS);
 	NEED(fcntl, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.lockf(fd, cmd, len);
-	return (int)result(IN_LIB(lockf_managed(f, fd, cmd, len)));
+	return (int)result(IN_LIB(lockf_managed(o, fd, cmd, len)));
 }
 
 /* ---- descriptors ------------------------------------------------------- */
 
-/* Attach newfd (the kernel's duplicate of managed oldfd) to its file; on
- * failure close it. */
+/* After the kernel made newfd a duplicate of oldfd: attach it to oldfd's
+ * description (managed or passed through), or forget a stale entry of
+ * its number. */
 static int attach_new(int oldfd, int newfd)
 {
-	if (newfd < 0)
-		return -1;
+	if (newfd < 0 || ffio_in_lib)
+		return newfd;
+	if (ffio_fd_file(oldfd) == NULL) {
+		IN_LIB((ffio_fd_fresh(newfd), 0));
+		return newfd;
+	}
 	int rc = IN_LIB(ffio_fd_dup(oldfd, newfd));
 	if (rc < 0) {
 		ffio_real.close(newfd);
@@ -798,60 +751,70 @@ static int attach_new(int oldfd, int newfd)
 	return newfd;
 }
 
-/* dup2/dup3 onto a managed descriptor: close it the ffio way first (its
- * file may be flushed and closed).  An error of that close cannot be
- * returned (the call succeeds), so it is logged. */
-static void close_target(int newfd)
-{
-	struct ffio_file *g = managed(newfd);
-	if (g == NULL)
-		return;
-	int rc = IN_LIB(ffio_fd_close(newfd));
-	if (rc < 0)
-		IN_LIB((ffio_log("descriptor %d replaced by dup2: its close failed: %s", newfd,
-				 strerror(-rc)), 0));
-}
-
 int dup(int fd)
 {
 	NEED(dup, return (int)result(syscall(SYS_dup, fd)));
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
-		return ffio_real.dup(fd);
+	if (likely(ffio_fd_get(fd) == NULL) && !ffio_in_lib) {
+		int nfd = ffio_real.dup(fd);
+		if (nfd >= 0 && unlikely(ffio_fd_get(nfd) != NULL))
+			IN_LIB((ffio_fd_fresh(nfd), 0));
+		return nfd;
+	}
+	if (ffio_in_lib || ffio_fd_is_private(fd)) /* not the program's */
+		return ffio_in_lib ? ffio_real.dup(fd) : (int)result(-EBADF);
 	return attach_new(fd, ffio_real.dup(fd));
+}
+
+/* dup2 and dup3: newfd, when the table knows it, stops being what it was:
+ * ffio's own descriptor is given up first (its file passes through), a
+ * managed one is dropped after the kernel replaced it (ffio writes back
+ * through its own descriptor, so nothing is lost).  A vfork child only
+ * asks the kernel: the table is its parent's. */
+static int dup_onto(int oldfd, int newfd, int flags, int three)
+{
+	int r;
+	if (ffio_in_lib || ffio_in_vfork_child())
+		return three ? ffio_real.dup3(oldfd, newfd, flags) : ffio_real.dup2(oldfd, newfd);
+	if (ffio_fd_is_private(oldfd))
+		return (int)result(-EBADF);
+	if (oldfd != newfd && ffio_fd_get(newfd) != NULL) {
+		/* Check oldfd first: dup2 on a bad oldfd leaves newfd open. */
+		if (ffio_real.fcntl(oldfd, F_GETFD) < 0)
+			return -1;
+		if (three && (flags & ~O_CLOEXEC))
+			return ffio_real.dup3(oldfd, newfd, flags); /* the error */
+		if (ffio_fd_is_private(newfd)) {
+			int rc = IN_LIB(ffio_private_evict(newfd, newfd));
+			if (rc < 0)
+				IN_LIB((ffio_log("descriptor %d taken by dup2: flushing its file failed: %s",
+						 newfd, strerror(-rc)), 0));
+		} else {
+			int rc = IN_LIB(ffio_fd_close(newfd, 0));
+			if (rc < 0)
+				IN_LIB((ffio_log("descriptor %d replaced by dup2: its close failed: %s",
+						 newfd, strerror(-rc)), 0));
+		}
+	}
+	r = three ? ffio_real.dup3(oldfd, newfd, flags) : ffio_real.dup2(oldfd, newfd);
+	if (r < 0 || oldfd == newfd)
+		return r;
+	return attach_new(oldfd, r);
 }
 
 int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, return (int)result(syscall(SYS_dup2, oldfd, newfd)));
-	if (oldfd == newfd || ffio_in_lib)
+	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
 		return ffio_real.dup2(oldfd, newfd);
-	struct ffio_file *f = managed(oldfd);
-	if (ffio_fd_get(newfd) != NULL) {
-		/* Check oldfd first: dup2 on a bad oldfd leaves newfd open. */
-		if (ffio_real.fcntl(oldfd, F_GETFD) < 0)
-			return -1;
-		close_target(newfd);
-	}
-	if (likely(f == NULL))
-		return ffio_real.dup2(oldfd, newfd);
-	return attach_new(oldfd, ffio_real.dup2(oldfd, newfd));
+	return dup_onto(oldfd, newfd, 0, 0);
 }
 
 int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, return (int)result(syscall(SYS_dup3, oldfd, newfd, flags)));
-	if (oldfd == newfd || ffio_in_lib)
+	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
 		return ffio_real.dup3(oldfd, newfd, flags);
-	struct ffio_file *f = managed(oldfd);
-	if (ffio_fd_get(newfd) != NULL) {
-		if (ffio_real.fcntl(oldfd, F_GETFD) < 0 || (flags & ~O_CLOEXEC))
-			return ffio_real.dup3(oldfd, newfd, flags); /* the error */
-		close_target(newfd);
-	}
-	if (likely(f == NULL))
-		return ffio_real.dup3(oldfd, newfd, flags);
-	return attach_new(oldfd, ffio_real.dup3(oldfd, newfd, flags));
+	return dup_onto(oldfd, newfd, flags, 1);
 }
 
 /* ---- advice, allocation, mappings -------------------------------------- */
@@ -859,11 +822,11 @@ int dup3(int oldfd, int newfd, int flags)
 int posix_fadvise(int fd, off_t off, off_t len, int advice)
 {
 	NEED(posix_fadvise, return ENOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.posix_fadvise(fd, off, len, advice);
 	if (advice == POSIX_FADV_DONTNEED) {
-		int rc = IN_LIB(ffio_file_invalidate(f));
+		int rc = IN_LIB(ffio_file_invalidate(o->file));
 		if (rc < 0)
 			return -rc;
 	}
@@ -873,42 +836,44 @@ int posix_fadvise(int fd, off_t off, off_t len, int advice)
 int fallocate(int fd, int mode, off_t off, off_t len)
 {
 	NEED(fallocate, NOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.fallocate(fd, mode, off, len);
-	int rc = IN_LIB(ffio_file_flush(f));
+	int rc = IN_LIB(ffio_file_flush(o->file));
 	if (rc < 0)
 		return (int)result(rc);
 	rc = ffio_real.fallocate(fd, mode, off, len);
 	if (rc < 0)
 		return rc;
 	/* The size (and, for hole punching, the data) changed underneath. */
-	return (int)result(IN_LIB(ffio_file_invalidate(f)));
+	return (int)result(IN_LIB(ffio_file_invalidate(o->file)));
 }
 
 int posix_fallocate(int fd, off_t off, off_t len)
 {
 	NEED(posix_fallocate, return ENOSYS);
-	struct ffio_file *f = managed(fd);
-	if (likely(f == NULL))
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
 		return ffio_real.posix_fallocate(fd, off, len);
-	int rc = IN_LIB(ffio_file_flush(f));
+	int rc = IN_LIB(ffio_file_flush(o->file));
 	if (rc < 0)
 		return -rc;
 	rc = ffio_real.posix_fallocate(fd, off, len);
 	if (rc != 0)
 		return rc;
-	return -IN_LIB(ffio_file_invalidate(f));
+	return -IN_LIB(ffio_file_invalidate(o->file));
 }
 
+/* A mapping reads and writes the kernel's pages, for as long as it lives
+ * (longer than the descriptor, maybe): the file passes through to the
+ * kernel, for good in this process. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	NEED(mmap, return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
-	struct ffio_file *f = (flags & MAP_ANONYMOUS) ? NULL : managed(fd);
+	struct ffio_file *f = (flags & MAP_ANONYMOUS) || ffio_in_lib ? NULL : ffio_fd_file(fd);
 	if (likely(f == NULL))
 		return ffio_real.mmap(addr, len, prot, flags, fd, off);
-	/* The mapping reads the kernel's pages: flush what the stack holds. */
-	int rc = IN_LIB(ffio_file_sync_kernel(f));
+	int rc = IN_LIB(ffio_file_pass_through(f, 1));
 	if (rc < 0) {
 		errno = -rc;
 		return MAP_FAILED;
@@ -919,25 +884,25 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 /* ---- kernel-side copies ------------------------------------------------ */
 
 /* Before the kernel reads or writes a managed file directly: flush it and
- * give the kernel the stack's position. */
-static int kernel_io_begin(struct ffio_file *f)
+ * give the kernel the positions. */
+static int kernel_io_begin(struct ffio_ofd *o)
 {
-	return f ? IN_LIB(ffio_file_sync_kernel(f)) : 0;
+	return o ? IN_LIB(ffio_file_sync_kernel(o->file)) : 0;
 }
 
 /* After: a written file drops what it cached (its data and size changed
- * underneath); when the kernel moved the descriptor's offset, the stack's
+ * underneath); when the kernel moved the descriptor's offset, the
  * position follows it. */
-static void kernel_io_end(struct ffio_file *f, int fd, int written, int moved)
+static void kernel_io_end(struct ffio_ofd *o, int fd, int written, int moved)
 {
-	if (f == NULL)
+	if (o == NULL)
 		return;
 	if (written)
-		defer_error(f, IN_LIB(ffio_file_invalidate(f)));
+		defer_error(o->file, IN_LIB(ffio_file_invalidate(o->file)));
 	if (moved) {
 		off_t k = ffio_real.lseek(fd, 0, SEEK_CUR);
 		if (k >= 0)
-			IN_LIB(ffio_file_seek(f, k, SEEK_SET));
+			IN_LIB(ffio_ofd_seek(o, k, SEEK_SET));
 	}
 }
 
@@ -945,18 +910,18 @@ ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, si
 			unsigned flags)
 {
 	NEED(copy_file_range, NOSYS);
-	struct ffio_file *fin = managed(fd_in), *fout = managed(fd_out);
-	if (likely(fin == NULL && fout == NULL))
+	struct ffio_ofd *oin = managed(fd_in), *oout = managed(fd_out);
+	if (likely(oin == NULL && oout == NULL))
 		return ffio_real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
-	int rc = kernel_io_begin(fin);
+	int rc = kernel_io_begin(oin);
 	if (rc == 0)
-		rc = kernel_io_begin(fout);
+		rc = kernel_io_begin(oout);
 	if (rc < 0)
 		return result(rc);
 	ssize_t n = ffio_real.copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
 	int err = errno;
-	kernel_io_end(fin, fd_in, 0, off_in == NULL);
-	kernel_io_end(fout, fd_out, 1, off_out == NULL);
+	kernel_io_end(oin, fd_in, 0, off_in == NULL);
+	kernel_io_end(oout, fd_out, 1, off_out == NULL);
 	errno = err;
 	return n;
 }
@@ -964,18 +929,18 @@ ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, si
 ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 {
 	NEED(sendfile, NOSYS);
-	struct ffio_file *fin = managed(in_fd), *fout = managed(out_fd);
-	if (likely(fin == NULL && fout == NULL))
+	struct ffio_ofd *oin = managed(in_fd), *oout = managed(out_fd);
+	if (likely(oin == NULL && oout == NULL))
 		return ffio_real.sendfile(out_fd, in_fd, offset, count);
-	int rc = kernel_io_begin(fin);
+	int rc = kernel_io_begin(oin);
 	if (rc == 0)
-		rc = kernel_io_begin(fout);
+		rc = kernel_io_begin(oout);
 	if (rc < 0)
 		return result(rc);
 	ssize_t n = ffio_real.sendfile(out_fd, in_fd, offset, count);
 	int err = errno;
-	kernel_io_end(fin, in_fd, 0, offset == NULL);
-	kernel_io_end(fout, out_fd, 1, 1);
+	kernel_io_end(oin, in_fd, 0, offset == NULL);
+	kernel_io_end(oout, out_fd, 1, 1);
 	errno = err;
 	return n;
 }
@@ -984,155 +949,20 @@ ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 	       unsigned flags)
 {
 	NEED(splice, NOSYS);
-	struct ffio_file *fin = managed(fd_in), *fout = managed(fd_out);
-	if (likely(fin == NULL && fout == NULL))
+	struct ffio_ofd *oin = managed(fd_in), *oout = managed(fd_out);
+	if (likely(oin == NULL && oout == NULL))
 		return ffio_real.splice(fd_in, off_in, fd_out, off_out, len, flags);
-	int rc = kernel_io_begin(fin);
+	int rc = kernel_io_begin(oin);
 	if (rc == 0)
-		rc = kernel_io_begin(fout);
+		rc = kernel_io_begin(oout);
 	if (rc < 0)
 		return result(rc);
 	ssize_t n = ffio_real.splice(fd_in, off_in, fd_out, off_out, len, flags);
 	int err = errno;
-	kernel_io_end(fin, fd_in, 0, off_in == NULL);
-	kernel_io_end(fout, fd_out, 1, off_out == NULL);
+	kernel_io_end(oin, fd_in, 0, off_in == NULL);
+	kernel_io_end(oout, fd_out, 1, off_out == NULL);
 	errno = err;
 	return n;
-}
-
-/* ---- exec and spawn ---------------------------------------------------- */
-
-/* Before another program image takes over the descriptors: flush every
- * file and set each kernel offset to ffio's position (ffio_flush_all does
- * both).  A flush error is returned (the exec is not attempted), never
- * lost; it also stays recorded on its file. */
-static int exec_prepare(void)
-{
-	if (ffio_in_lib)
-		return 0;
-	int rc = IN_LIB(ffio_flush_all());
-	if (rc < 0) {
-		IN_LIB((ffio_log("not starting a new program: flushing open files failed: %s",
-				 strerror(-rc)), 0));
-		errno = -rc;
-		return -1;
-	}
-	return 0;
-}
-
-int execve(const char *path, char *const argv[], char *const envp[])
-{
-	NEED(execve, NOSYS);
-	if (exec_prepare() < 0)
-		return -1;
-	return ffio_real.execve(path, argv, envp);
-}
-
-int execv(const char *path, char *const argv[])
-{
-	NEED(execv, NOSYS);
-	if (exec_prepare() < 0)
-		return -1;
-	return ffio_real.execv(path, argv);
-}
-
-int execvp(const char *file, char *const argv[])
-{
-	NEED(execvp, NOSYS);
-	if (exec_prepare() < 0)
-		return -1;
-	return ffio_real.execvp(file, argv);
-}
-
-int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	NEED(execvpe, NOSYS);
-	if (exec_prepare() < 0)
-		return -1;
-	return ffio_real.execvpe(file, argv, envp);
-}
-
-int fexecve(int fd, char *const argv[], char *const envp[])
-{
-	NEED(fexecve, NOSYS);
-	if (exec_prepare() < 0)
-		return -1;
-	return ffio_real.fexecve(fd, argv, envp);
-}
-
-/* The execl family: collect the arguments (and for execle the environment
- * after the terminating NULL), then exec as execv/execvp/execve do. */
-enum execl_kind { EXECL, EXECLP, EXECLE };
-
-static int execl_common(enum execl_kind kind, const char *path, const char *arg, va_list ap)
-{
-	va_list count;
-	va_copy(count, ap);
-	size_t argc = 1;
-	if (arg != NULL)
-		while (va_arg(count, char *) != NULL)
-			argc++;
-	va_end(count);
-	char *argv[argc + 1];
-	argv[0] = (char *)arg;
-	for (size_t i = 1; i < argc; i++)
-		argv[i] = va_arg(ap, char *);
-	argv[argc] = NULL;
-	if (arg != NULL)
-		(void)va_arg(ap, char *); /* the terminating NULL */
-	switch (kind) {
-	case EXECLP:
-		return execvp(path, argv);
-	case EXECLE:
-		return execve(path, argv, va_arg(ap, char *const *));
-	default:
-		return execv(path, argv);
-	}
-}
-
-int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	va_start(ap, arg);
-	int rc = execl_common(EXECL, path, arg, ap);
-	va_end(ap);
-	return rc;
-}
-
-int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	va_start(ap, arg);
-	int rc = execl_common(EXECLP, file, arg, ap);
-	va_end(ap);
-	return rc;
-}
-
-int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	va_start(ap, arg);
-	int rc = execl_common(EXECLE, path, arg, ap);
-	va_end(ap);
-	return rc;
-}
-
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-	NEED(posix_spawn, return ENOSYS);
-	if (exec_prepare() < 0)
-		return errno;
-	return ffio_real.posix_spawn(pid, path, fa, attr, argv, envp);
-}
-
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
-{
-	NEED(posix_spawnp, return ENOSYS);
-	if (exec_prepare() < 0)
-		return errno;
-	return ffio_real.posix_spawnp(pid, file, fa, attr, argv, envp);
 }
 
 /* ---- the 64-bit names (LP64: the same functions) ------------------------ */

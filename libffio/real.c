@@ -34,7 +34,7 @@ static void *real_sym(const char *sym)
 	return libc ? dlsym(libc, sym) : NULL;
 }
 
-#define REAL_RESOLVE(ret, name, params) ffio_real.name = (ret(*) params)real_sym(#name);
+#define REAL_RESOLVE(ret, name, params, ...) ffio_real.name = (ret(*) params)real_sym(#name);
 
 int ffio_real_resolve(void)
 {

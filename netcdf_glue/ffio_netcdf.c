@@ -133,6 +133,7 @@ static void remember(int ncid, const char *path, int mode, int created)
 	if (f && n->writable && !(mode & NC_SHARE)) {
 		ffio_file_set_hint(f, FFIO_FILE_SIEVE, 1);
 	}
+	ffio_file_put(f);
 	pthread_mutex_lock(&ncfiles_lock);
 	n->next = ncfiles;
 	ncfiles = n;
@@ -285,28 +286,17 @@ int nc_sync(int ncid)
 		return real.nc_sync(ncid);
 	f = file_of_ncid(ncid, &writable);
 	/* A reader rereads the header: it must come from the file. */
-	if (f && (err = ffio_file_invalidate(f)) < 0)
+	if (f && (err = ffio_file_invalidate(f)) < 0) {
+		ffio_file_put(f);
 		return -err; /* netCDF reports system errors as positive errno */
+	}
 	depth++;
 	ret = real.nc_sync(ncid);
 	depth--;
 	if (ret == NC_NOERR && f && writable && (err = ffio_file_flush(f)) < 0)
 		ret = -err;
+	ffio_file_put(f);
 	return ret;
-}
-
-/* Keep f open across netCDF's close: a second descriptor for it. */
-static int hold(struct ffio_file *f)
-{
-	int fd = ffio_real.dup(f->fd);
-
-	if (fd < 0)
-		return -errno;
-	if (ffio_fd_dup(f->fd, fd) < 0) {
-		ffio_real.close(fd);
-		return -EBADF;
-	}
-	return fd;
 }
 
 int nc_abort(int ncid)
@@ -323,8 +313,10 @@ int nc_abort(int ncid)
 	n = forget(ncid);
 	if (n && n->created)
 		f = ffio_file_find_inode(n->dev, n->ino);
-	if (f)
-		held = hold(f);
+	if (f) {
+		ffio_file_hold(f); /* its stack stays open across netCDF's close */
+		held = 1;
+	}
 	depth++;
 	ret = real.nc_abort(ncid);
 	depth--;
@@ -334,8 +326,9 @@ int nc_abort(int ncid)
 			   : st.st_dev != n->dev || st.st_ino != n->ino;
 		if (gone)
 			(void)ffio_file_discard(f); /* -ENOTSUP: written as usual */
-		(void)ffio_fd_close(held);
+		(void)ffio_file_unhold(f);
 	}
+	ffio_file_put(f);
 	ncfile_free(n);
 	return ret;
 }

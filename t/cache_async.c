@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "ffio.h"
+#include "kernel_view.h"
 #include "tap.h"
 
 #define PG 4096
@@ -26,18 +27,13 @@ static char path[300];
 /* The file as the system sees it (plain calls): n bytes at 0, or -1. */
 static ssize_t disk(void *buf, size_t n)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	ssize_t r = pread(fd, buf, n, 0);
-	close(fd);
-	return r;
+	return kernel_pread(path, buf, n, 0);
 }
 
 /* Complete whatever is in flight at the bottom of fd's stack. */
 static void reap_bottom(int fd)
 {
-	struct ffio_file *f = ffio_fd_get(fd);
+	struct ffio_file *f = ffio_fd_file(fd);
 	struct ffio_layer *b = f->top;
 	while (b->below)
 		b = b->below;

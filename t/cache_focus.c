@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "ffio.h"
+#include "kernel_view.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/ffio-cache-focus-XXXXXX";
@@ -29,13 +30,7 @@ static char path[300];
 /* Bytes of the file as the system sees it (plain calls). */
 static ssize_t disk(void *buf, size_t n, off_t off)
 {
-	int fd = open(path, O_RDONLY);
-	ssize_t r;
-	if (fd < 0)
-		return -1;
-	r = pread(fd, buf, n, off);
-	close(fd);
-	return r;
+	return kernel_pread(path, buf, n, off);
 }
 
 /* Writes reaching the bottom layer (sys) of fd's stack. */
@@ -377,7 +372,7 @@ static void test_sieve_reused(int stride)
 	/* the cache's two buffers hold the last two pages, records and all */
 	tap_is(ffpread(fd, got, 2 * PAGE, SPAN - 2 * PAGE), (ssize_t)(end - (SPAN - 2 * PAGE)),
 	       "read the last two pages");
-	tap_is(ffio_file_truncate(ffio_fd_get(fd), 2 * PAGE), 0, "truncate to two pages");
+	tap_is(ffio_file_truncate(ffio_fd_file(fd), 2 * PAGE), 0, "truncate to two pages");
 	memset(want + 2 * PAGE, 0, SPAN - 2 * PAGE);
 	for (off_t at = 3 * PAGE; at < SPAN && ok; at += 4 * stride) {
 		ok = ffpwrite(fd, "tttttttttttttttt", REC, at + 5) == REC;
@@ -394,7 +389,7 @@ static void test_append_truncate(void)
 {
 	char buf[64];
 	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0644, "cache:16:2:0");
-	struct ffio_file *f = ffio_fd_get(fd);
+	struct ffio_file *f = ffio_fd_file(fd);
 	off_t sz = -1;
 
 	tap_ok(f != NULL, "managed");

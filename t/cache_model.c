@@ -214,7 +214,7 @@ static int step(struct mfile *files, const char *spec, int *opcount)
 	static unsigned char *buf, *got;
 	struct mfile *m = &files[rnd(NFILES)];
 	int fd = m->fd[rnd((unsigned)m->nfd)];
-	struct ffio_file *ff = ffio_fd_get(fd);
+	struct ffio_file *ff = ffio_fd_file(fd);
 	unsigned op = rnd(100);
 	size_t n;
 	off_t off;

@@ -205,7 +205,7 @@ static void test_mixed(const char *path)
 		}
 		if (k == 50) { /* cut the file inside a run ahead, then read on past it */
 			len = (off_t)60 * STRIDE + RUN / 2;
-			if (ffio_file_truncate(ffio_fd_get(fd), len) != 0)
+			if (ffio_file_truncate(ffio_fd_file(fd), len) != 0)
 				good = 0;
 		}
 	}

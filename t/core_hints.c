@@ -26,7 +26,7 @@ int main(void)
 	close(tmp);
 	tap_plan(8);
 	fd = ffopen(path, O_RDWR | O_TRUNC, 0644, "cache:64k:4:1, sys");
-	tap_ok(fd >= 0 && (f = ffio_fd_get(fd)) != NULL, "open over cache");
+	tap_ok(fd >= 0 && (f = ffio_fd_file(fd)) != NULL, "open over cache");
 	tap_is(ffpwrite(fd, "abc", 3, 0), 3, "a cached write");
 	tap_is(writes_below(fd), 0, "stays in the cache");
 	ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 1);

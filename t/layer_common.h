@@ -163,7 +163,7 @@ static inline int lt_bytes_ok(const unsigned char *buf, size_t n, off_t off)
  * (r NULL), as a layer above its top would. */
 static inline int lt_async(int fd, struct ffio_req *r, unsigned min)
 {
-	struct ffio_file *f = ffio_fd_get(fd);
+	struct ffio_file *f = ffio_fd_file(fd);
 	struct ffio_layer head = {0};
 	int rc;
 

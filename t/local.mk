@@ -1,6 +1,6 @@
 # t/local.mk -- the test suite (TAP); each area keeps its tests in its own
 # fragment so that they can grow independently.
-noinst_HEADERS += t/tap.h
+noinst_HEADERS += t/tap.h t/kernel_view.h
 include t/core.mk
 include t/spec.mk
 include t/posix.mk
@@ -10,3 +10,4 @@ include t/uring.mk
 include t/reliability.mk
 include t/adio.mk
 include t/netcdf.mk
+include t/trans.mk

@@ -50,11 +50,12 @@ static inline const char *ut_path(const char *leaf)
 	return p[which];
 }
 
-/* The lowest layer of fd's stack (the bottom). */
+/* The lowest layer of fd's stack (the bottom), or NULL (none: not
+ * managed, or passed through to the kernel). */
 static inline struct ffio_layer *ut_bottom(int fd)
 {
-	struct ffio_file *f = ffio_fd_get(fd);
-	if (!f)
+	struct ffio_file *f = ffio_fd_file(fd);
+	if (!f || !f->top)
 		return NULL;
 	struct ffio_layer *l = f->top;
 	while (l->below)

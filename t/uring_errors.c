@@ -1,6 +1,6 @@
 /* t/uring_errors.c -- errors through the uring layer: a file that fails for
  * real (RLIMIT_FSIZE: EFBIG, after a short write that is resubmitted), a
- * request the kernel refuses (read on a write-only file: EBADF), and the
+ * request the kernel refuses (write on a read-only file: EBADF), and the
  * fault layer just above uring; errors complete requests with -errno and
  * reach the application through the POSIX-style API. */
 #include <signal.h>
@@ -52,16 +52,18 @@ static void efbig(void)
 
 static void ebadf(void)
 {
-	char buf[100];
-	int fd = ffopen(ut_path("wo"), O_WRONLY | O_CREAT | O_TRUNC, 0644, "uring:2");
+	char buf[100] = {0};
+	int fd = ffopen(ut_path("ro"), O_RDWR | O_CREAT | O_TRUNC, 0644, "sys");
+	ffclose(fd);
+	fd = ffopen(ut_path("ro"), O_RDONLY, 0, "uring:2");
 	struct ffio_layer *b = ut_bottom(fd);
 	struct ut_req r;
 	ut_completed = 0;
-	ut_prep(&r, FFIO_OP_READ, buf, sizeof buf, 0);
+	ut_prep(&r, FFIO_OP_WRITE, buf, sizeof buf, 0);
 	int rc = ffio_below_submit(ut_at(b), &r.r);
 	ffio_below_commit(ut_at(b));
 	ut_reap_until(b, 1);
-	tap_ok(rc == 0 && r.r.res == -EBADF, "read request on a write-only file: res -EBADF (%zd)",
+	tap_ok(rc == 0 && r.r.res == -EBADF, "write request on a read-only file: res -EBADF (%zd)",
 	       r.r.res);
 	tap_is(r.ndone, 1, "its done() ran once");
 	ffclose(fd);

@@ -1,0 +1,55 @@
+/* libffio/interpose.h -- what the interposed C-library names share
+ * (posix.c, process.c, aio.c): readiness of the real functions, the
+ * conversion of internal results at the POSIX boundary, the reentrancy
+ * guard, and the rule for which descriptors ffio manages. */
+#ifndef FFIO_INTERPOSE_H
+#define FFIO_INTERPOSE_H
+
+#include <errno.h>
+#include "ffio-internal.h"
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Make sure ffio_real.name can be called; otherwise run the fallback statement. */
+#define NEED(name, fallback)                                         \
+	do {                                                         \
+		if (unlikely(!ffio_real_ready() || !ffio_real.name)) \
+			fallback;                                    \
+	} while (0)
+#define NOSYS                        \
+	do {                         \
+		errno = ENOSYS;      \
+		return -1;           \
+	} while (0)
+
+/* Convert an internal result (-errno) at the POSIX boundary. */
+static inline ssize_t result(ssize_t r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* Internal calls into the stack run with the reentrancy guard set. */
+#define IN_LIB(expr)                        \
+	({                                  \
+		ffio_in_lib++;              \
+		__typeof__(expr) r_ = expr; \
+		ffio_in_lib--;              \
+		r_;                         \
+	})
+
+/* The description behind fd when ffio manages it, its file has not passed
+ * through to the kernel, and we are not inside ffio. */
+static inline struct ffio_ofd *managed(int fd)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	if (likely(o == NULL) || ffio_in_lib || o->is_private || o->file->through)
+		return NULL;
+	return o;
+}
+
+#endif

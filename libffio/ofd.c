@@ -1,0 +1,420 @@
+/* libffio/ofd.c -- calls on open files: reads and writes at a description's
+ * position or at an offset, seeking, truncating, flushing and syncing, and
+ * what the kernel does on a description's own behalf: O_APPEND writes go
+ * to the kernel (the end of the file is where other processes' appends
+ * are), O_SYNC and O_DSYNC writes are on the file when the call returns.
+ * A file that passes through (file.c) answers every call from the kernel,
+ * on the description's own descriptor.  Each call takes the file's lock. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "ffio-internal.h"
+
+#define LOCKED(f, expr)                           \
+	({                                        \
+		ffio_in_lib++;                    \
+		pthread_mutex_lock(&(f)->lock);   \
+		__typeof__(expr) r_ = (expr);     \
+		pthread_mutex_unlock(&(f)->lock); \
+		ffio_in_lib--;                    \
+		r_;                               \
+	})
+
+static inline ssize_t kernel_result(ssize_t r)
+{
+	return r < 0 ? -errno : r;
+}
+
+/* ---- deferred errors --------------------------------------------------- */
+
+void ffio_file_set_error(struct ffio_file *f, int err)
+{
+	if (err < 0 && f->error == 0)
+		f->error = err;
+}
+
+int ffio_file_take_error(struct ffio_file *f)
+{
+	int err = f->error;
+	f->error = 0;
+	return err;
+}
+
+/* ---- reads and writes --------------------------------------------------- */
+
+static int acc(const struct ffio_ofd *o)
+{
+	return o->oflags & O_ACCMODE;
+}
+
+/* off -1: at the position, which moves. */
+static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+{
+	struct ffio_file *f = o->file;
+	ssize_t n;
+
+	if (f->through)
+		return kernel_result(off < 0 ? ffio_real.readv(o->kfd, iov, iovcnt)
+					     : ffio_real.preadv(o->kfd, iov, iovcnt, off));
+	if (acc(o) == O_WRONLY)
+		return -EBADF;
+	n = ffio_layer_preadv(f->top, iov, iovcnt, off < 0 ? o->pos : off);
+	if (n > 0 && off < 0)
+		o->pos += n;
+	return n;
+}
+
+/* After the write of a description opened O_SYNC or O_DSYNC (or given
+ * RWF_SYNC, RWF_DSYNC): the data, and with full sync the metadata, are on
+ * the file before the call returns. */
+static int sync_written(struct ffio_file *f, int full)
+{
+	int err = ffio_layer_flush(f->top);
+	if (err < 0)
+		return err;
+	return (full ? ffio_real.fsync(f->fd) : ffio_real.fdatasync(f->fd)) < 0 ? -errno : 0;
+}
+
+/* An appending write: the kernel's (another process may have appended
+ * since), after what the stack holds, which was written before it. */
+static ssize_t append(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
+{
+	struct ffio_file *f = o->file;
+	int err = ffio_layer_flush(f->top);
+	ssize_t n;
+
+	if (err < 0)
+		return err;
+	if (rwf)
+		n = ffio_real.pwritev2(o->kfd, iov, iovcnt, off, rwf);
+	else if (off < 0)
+		n = ffio_real.writev(o->kfd, iov, iovcnt);
+	else
+		n = ffio_real.pwritev(o->kfd, iov, iovcnt, off); /* O_APPEND: at the end */
+	n = kernel_result(n);
+	/* The size and the bytes at the end changed under the stack. */
+	err = ffio_layer_invalidate(f->top);
+	if (n >= 0 && off < 0) {
+		off_t k = ffio_real.lseek(o->kfd, 0, SEEK_CUR);
+		if (k >= 0)
+			o->pos = k;
+	}
+	return n < 0 ? n : err < 0 ? err : n;
+}
+
+/* A write: report a deferred error first; one raised while writing is
+ * reported by this call (the data was taken, a retry rewrites the same
+ * bytes).  off -1: at the position.  rwf: pwritev2's flags. */
+static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
+{
+	struct ffio_file *f = o->file;
+	size_t len = ffio_iov_len(iov, iovcnt);
+	off_t at = off < 0 ? o->pos : off;
+	ssize_t n;
+
+	if (f->through) {
+		if (rwf)
+			return kernel_result(ffio_real.pwritev2(o->kfd, iov, iovcnt, off, rwf));
+		return kernel_result(off < 0 ? ffio_real.writev(o->kfd, iov, iovcnt)
+					     : ffio_real.pwritev(o->kfd, iov, iovcnt, off));
+	}
+	if (acc(o) == O_RDONLY)
+		return -EBADF;
+	if (f->error)
+		return ffio_file_take_error(f);
+	if (((o->oflags & O_APPEND) && !(rwf & RWF_NOAPPEND)) || (rwf & RWF_APPEND))
+		return append(o, iov, iovcnt, off, rwf);
+	if (len > (size_t)(LLONG_MAX - at))
+		return -EFBIG;
+	if (len == 0)
+		return 0;
+	n = ffio_layer_pwritev(f->top, iov, iovcnt, at);
+	if (n >= 0 && f->error)
+		return ffio_file_take_error(f);
+	if (n > 0 && off < 0)
+		o->pos += n;
+	if (n > 0 && ((o->oflags & O_DSYNC) || (rwf & (RWF_DSYNC | RWF_SYNC)))) {
+		int err = sync_written(f, (o->oflags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC));
+		if (err < 0)
+			return err;
+	}
+	return n;
+}
+
+ssize_t ffio_ofd_preadv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+{
+	if (off < 0)
+		return -EINVAL;
+	return LOCKED(o->file, do_read(o, iov, iovcnt, off));
+}
+
+ssize_t ffio_ofd_readv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt)
+{
+	return LOCKED(o->file, do_read(o, iov, iovcnt, -1));
+}
+
+ssize_t ffio_ofd_pwritev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+{
+	if (off < 0)
+		return -EINVAL;
+	return LOCKED(o->file, do_write(o, iov, iovcnt, off, 0));
+}
+
+ssize_t ffio_ofd_writev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt)
+{
+	return LOCKED(o->file, do_write(o, iov, iovcnt, -1, 0));
+}
+
+ssize_t ffio_ofd_pwritev2(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
+{
+	if (off < -1)
+		return -EINVAL;
+	return LOCKED(o->file, do_write(o, iov, iovcnt, off, rwf));
+}
+
+/* ---- position, flags, size ---------------------------------------------- */
+
+static off_t do_seek(struct ffio_ofd *o, off_t off, int whence)
+{
+	struct ffio_file *f = o->file;
+	off_t base, r;
+	int err;
+
+	if (f->through)
+		return kernel_result(ffio_real.lseek(o->kfd, off, whence));
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = o->pos;
+		break;
+	case SEEK_END:
+		if ((err = ffio_layer_size(f->top, &base)) < 0)
+			return err;
+		break;
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		/* Only the file system knows its holes: write everything first. */
+		if ((err = ffio_layer_flush(f->top)) < 0)
+			return err;
+		r = ffio_real.lseek(o->kfd, off, whence);
+		if (r < 0)
+			return -errno;
+		return o->pos = r;
+	default:
+		return -EINVAL;
+	}
+	if ((off > 0 && base > LLONG_MAX - off) || base + off < 0)
+		return off > 0 ? -EOVERFLOW : -EINVAL;
+	return o->pos = base + off;
+}
+
+off_t ffio_ofd_seek(struct ffio_ofd *o, off_t off, int whence)
+{
+	return LOCKED(o->file, do_seek(o, off, whence));
+}
+
+static off_t get_pos(struct ffio_ofd *o)
+{
+	if (o->file->through)
+		return kernel_result(ffio_real.lseek(o->kfd, 0, SEEK_CUR));
+	return o->pos;
+}
+
+off_t ffio_ofd_pos(struct ffio_ofd *o)
+{
+	return LOCKED(o->file, get_pos(o));
+}
+
+static int set_flags(struct ffio_ofd *o, int flags)
+{
+	o->oflags = (o->oflags & O_ACCMODE) | (flags & ~O_ACCMODE);
+	return 0;
+}
+
+void ffio_ofd_set_flags(struct ffio_ofd *o, int flags)
+{
+	(void)LOCKED(o->file, set_flags(o, flags));
+}
+
+static int do_truncate(struct ffio_ofd *o, off_t len)
+{
+	if (o->file->through)
+		return ffio_real.ftruncate(o->kfd, len) < 0 ? -errno : 0;
+	if (len < 0 || acc(o) == O_RDONLY)
+		return -EINVAL;
+	return ffio_layer_truncate(o->file->top, len);
+}
+
+int ffio_ofd_truncate(struct ffio_ofd *o, off_t len)
+{
+	return LOCKED(o->file, do_truncate(o, len));
+}
+
+/* ---- calls on a whole file --------------------------------------------- */
+
+/* A file that passes through holds nothing: the calls below have nothing
+ * to do on it (its descriptors' own calls reach the kernel). */
+#define STACK(f, expr, none) ((f)->top ? (expr) : (none))
+
+static ssize_t file_pread(struct ffio_file *f, void *buf, size_t n, off_t off)
+{
+	struct iovec iov = {buf, n};
+	if (off < 0)
+		return -EINVAL;
+	return STACK(f, ffio_layer_preadv(f->top, &iov, 1, off), -EBADF);
+}
+
+ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off)
+{
+	return LOCKED(f, file_pread(f, buf, n, off));
+}
+
+static ssize_t file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off)
+{
+	struct iovec iov = {(void *)buf, n};
+	if (off < 0)
+		return -EINVAL;
+	if (!f->top)
+		return -EBADF;
+	if (f->error)
+		return ffio_file_take_error(f);
+	ssize_t r = ffio_layer_pwritev(f->top, &iov, 1, off);
+	return r >= 0 && f->error ? ffio_file_take_error(f) : r;
+}
+
+ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off)
+{
+	return LOCKED(f, file_pwrite(f, buf, n, off));
+}
+
+static int do_flush(struct ffio_file *f)
+{
+	int err = STACK(f, ffio_layer_flush(f->top), 0);
+	int deferred = ffio_file_take_error(f);
+	return err < 0 ? err : deferred;
+}
+
+int ffio_file_flush(struct ffio_file *f)
+{
+	return LOCKED(f, do_flush(f));
+}
+
+static int do_fsync(struct ffio_file *f, int datasync)
+{
+	int err = STACK(f, ffio_layer_fsync(f->top, datasync), 0);
+	int deferred = ffio_file_take_error(f);
+	return err < 0 ? err : deferred;
+}
+
+int ffio_file_fsync(struct ffio_file *f, int datasync)
+{
+	return LOCKED(f, do_fsync(f, datasync));
+}
+
+int ffio_file_truncate(struct ffio_file *f, off_t len)
+{
+	if (len < 0)
+		return -EINVAL;
+	return LOCKED(f, STACK(f, ffio_layer_truncate(f->top, len), -ENOSYS));
+}
+
+int ffio_file_size(struct ffio_file *f, off_t *len)
+{
+	return LOCKED(f, STACK(f, ffio_layer_size(f->top, len), -ENOSYS));
+}
+
+static int do_invalidate(struct ffio_file *f)
+{
+	if (!f->top)
+		return 0;
+	int err = ffio_layer_flush(f->top);
+	int e2 = ffio_layer_invalidate(f->top);
+	return err < 0 ? err : e2;
+}
+
+int ffio_file_invalidate(struct ffio_file *f)
+{
+	return LOCKED(f, do_invalidate(f));
+}
+
+static int do_sync_kernel(struct ffio_file *f)
+{
+	int err = STACK(f, ffio_layer_flush(f->top), 0);
+	if (err < 0 || f->through)
+		return err;
+	for (struct ffio_ofd *o = f->ofds; o; o = o->next)
+		if (ffio_real.lseek(o->kfd, o->pos, SEEK_SET) < 0 && errno != ESPIPE)
+			return -errno;
+	return 0;
+}
+
+int ffio_file_sync_kernel(struct ffio_file *f)
+{
+	return LOCKED(f, do_sync_kernel(f));
+}
+
+/* Drop buffered data without writing it (a file being deleted): every
+ * layer's discard method, top first; -ENOTSUP when no layer has one (the
+ * data will then be written as usual). */
+static int do_discard(struct ffio_file *f)
+{
+	int err = -ENOTSUP;
+
+	for (struct ffio_layer *l = f->top; l; l = l->below) {
+		if (!l->ops->discard)
+			continue;
+		int e = l->ops->discard(l);
+		if (err == -ENOTSUP || (err == 0 && e < 0))
+			err = e;
+	}
+	/* The data is gone on purpose: a write-behind error of it is moot. */
+	if (err == 0)
+		(void)ffio_file_take_error(f);
+	return err;
+}
+
+int ffio_file_discard(struct ffio_file *f)
+{
+	return LOCKED(f, do_discard(f));
+}
+
+static int do_stats(struct ffio_file *f, struct ffio_stats *st, int max)
+{
+	int n = 0;
+	for (struct ffio_layer *l = f->top; l && n < max; l = l->below) {
+		if (!l->ops->stats)
+			continue;
+		memset(&st[n], 0, sizeof st[n]);
+		snprintf(st[n].layer, sizeof st[n].layer, "%s", l->ops->name);
+		st[n].position = l->index;
+		if (l->ops->stats(l, &st[n]) == 0)
+			n++;
+	}
+	return n;
+}
+
+int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max)
+{
+	return LOCKED(f, do_stats(f, st, max));
+}
+
+static int do_set_hint(struct ffio_file *f, unsigned bit, int on)
+{
+	if (on)
+		f->hints |= bit;
+	else
+		f->hints &= ~bit;
+	return 0;
+}
+
+void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on)
+{
+	(void)LOCKED(f, do_set_hint(f, bit, on));
+}

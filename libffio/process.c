@@ -1,0 +1,426 @@
+/* libffio/process.c -- interposed calls about programs and descriptors as a
+ * whole rather than one file: starting programs (exec*, posix_spawn*,
+ * system, popen: they see every byte written before them), _Fork, closing
+ * ranges of descriptors (closefrom, close_range: ffio keeps its own),
+ * stdio on descriptors and paths ffio manages (fdopen, fclose, fopen),
+ * sync/syncfs/sync_file_range, and the calls that create descriptors
+ * without open (pipe, socket, ...), whose numbers may have been closed
+ * behind ffio's back.
+ *
+ * glibc's own internal calls (stdio's reads and writes, system's spawn)
+ * cannot be interposed; ffio(7) says how these wrappers keep them correct. */
+#include "config.h"
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ffio-internal.h"
+#include "interpose.h"
+
+pid_t _Fork(void);
+
+/* ---- starting programs -------------------------------------------------- */
+
+/* Before another program image takes over the descriptors: flush every
+ * file and set each kernel offset to ffio's position.  A flush that fails
+ * never stops the program from starting: the error is logged and stays
+ * recorded on its file, reported by its next write, fsync or close. */
+static void exec_prepare(void)
+{
+	if (!ffio_in_lib)
+		(void)IN_LIB(ffio_flush_all());
+}
+
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	NEED(execve, NOSYS);
+	exec_prepare();
+	return ffio_real.execve(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+	NEED(execv, NOSYS);
+	exec_prepare();
+	return ffio_real.execv(path, argv);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	NEED(execvp, NOSYS);
+	exec_prepare();
+	return ffio_real.execvp(file, argv);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	NEED(execvpe, NOSYS);
+	exec_prepare();
+	return ffio_real.execvpe(file, argv, envp);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	NEED(fexecve, NOSYS);
+	exec_prepare();
+	return ffio_real.fexecve(fd, argv, envp);
+}
+
+int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	NEED(execveat, NOSYS);
+	exec_prepare();
+	return ffio_real.execveat(dirfd, path, argv, envp, flags);
+}
+
+/* The execl family: collect the arguments (and for execle the environment
+ * after the terminating NULL), then exec as execv/execvp/execve do. */
+enum execl_kind { EXECL, EXECLP, EXECLE };
+
+static int execl_common(enum execl_kind kind, const char *path, const char *arg, va_list ap)
+{
+	va_list count;
+	va_copy(count, ap);
+	size_t argc = 1;
+	if (arg != NULL)
+		while (va_arg(count, char *) != NULL)
+			argc++;
+	va_end(count);
+	char *argv[argc + 1];
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	argv[argc] = NULL;
+	if (arg != NULL)
+		(void)va_arg(ap, char *); /* the terminating NULL */
+	switch (kind) {
+	case EXECLP:
+		return execvp(path, argv);
+	case EXECLE:
+		return execve(path, argv, va_arg(ap, char *const *));
+	default:
+		return execv(path, argv);
+	}
+}
+
+int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = execl_common(EXECL, path, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = execl_common(EXECLP, file, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int rc = execl_common(EXECLE, path, arg, ap);
+	va_end(ap);
+	return rc;
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	NEED(posix_spawn, return ENOSYS);
+	exec_prepare();
+	return ffio_real.posix_spawn(pid, path, fa, attr, argv, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	NEED(posix_spawnp, return ENOSYS);
+	exec_prepare();
+	return ffio_real.posix_spawnp(pid, file, fa, attr, argv, envp);
+}
+
+/* system and popen start their shell with glibc's internal spawn. */
+int system(const char *command)
+{
+	NEED(system, return -1);
+	exec_prepare();
+	return ffio_real.system(command);
+}
+
+FILE *popen(const char *command, const char *type)
+{
+	NEED(popen, return NULL);
+	exec_prepare();
+	return ffio_real.popen(command, type);
+}
+
+/* fork() runs the handlers of pthread_atfork; _Fork does not: it is
+ * given the same ones here. */
+pid_t _Fork(void)
+{
+	NEED(_Fork, NOSYS);
+	if (ffio_in_lib)
+		return ffio_real._Fork();
+	ffio_fork_prepare();
+	pid_t pid = ffio_real._Fork();
+	int err = errno;
+	if (pid == 0)
+		ffio_fork_child();
+	else
+		ffio_fork_parent();
+	errno = err;
+	return pid;
+}
+
+/* _exit ends the process without exit's handlers: what the program wrote
+ * must still be in the file, as it is without ffio.  A vfork child leaves
+ * its parent's data to its parent. */
+void _exit(int status)
+{
+	if (ffio_real_ready() && !ffio_in_lib && !ffio_in_vfork_child())
+		(void)IN_LIB(ffio_flush_all());
+	if (ffio_real._exit)
+		ffio_real._exit(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+void _Exit(int status)
+{
+	_exit(status);
+}
+
+/* ---- closing ranges of descriptors ------------------------------------- */
+
+/* Close the program's descriptors in [lo, hi] and keep ffio's own (its
+ * write-back goes through them).  In a vfork child, which shares ffio's
+ * memory with its parent, everything is flushed first (the program it will
+ * start must see it), then the kernel closes the whole range. */
+static int close_between(unsigned lo, unsigned hi)
+{
+	if (ffio_in_lib)
+		return ffio_real.close_range(lo, hi, 0);
+	if (ffio_in_vfork_child()) {
+		(void)IN_LIB(ffio_flush_all());
+		return ffio_real.close_range(lo, hi, 0);
+	}
+	IN_LIB((ffio_fd_close_range(lo, hi), 0));
+	while (lo <= hi) {
+		int p = ffio_private_next(lo > (unsigned)INT32_MAX ? INT32_MAX : (int)lo);
+		if (p < 0 || (unsigned)p > hi)
+			break;
+		if ((unsigned)p > lo && ffio_real.close_range(lo, (unsigned)p - 1, 0) < 0)
+			return -1;
+		lo = (unsigned)p + 1;
+		if (lo == 0)
+			return 0;
+	}
+	return lo <= hi ? ffio_real.close_range(lo, hi, 0) : 0;
+}
+
+int close_range(unsigned first, unsigned last, int flags)
+{
+	NEED(close_range, return (int)result(syscall(SYS_close_range, first, last, flags)));
+	if (first > last || (flags & CLOSE_RANGE_CLOEXEC) || ffio_in_lib)
+		return ffio_real.close_range(first, last, flags);
+	if ((flags & CLOSE_RANGE_UNSHARE) && ffio_real.close_range(~0U, ~0U, CLOSE_RANGE_UNSHARE) < 0)
+		return -1; /* unshare the table as asked; close nothing yet */
+	return close_between(first, last);
+}
+
+void closefrom(int lowfd)
+{
+	NEED(close_range, {
+		syscall(SYS_close_range, lowfd, ~0U, 0);
+		return;
+	});
+	(void)close_between(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
+}
+
+/* ---- stdio ------------------------------------------------------------- */
+
+/* stdio reads and writes with glibc's internal calls, on the kernel's
+ * descriptor: a managed file given to it passes through to the kernel. */
+FILE *fdopen(int fd, const char *mode)
+{
+	NEED(fdopen, {
+		errno = ENOSYS;
+		return NULL;
+	});
+	struct ffio_file *f = ffio_in_lib ? NULL : ffio_fd_file(fd);
+	if (f != NULL) {
+		int rc = IN_LIB(ffio_file_pass_through(f, 0));
+		if (rc < 0) {
+			errno = -rc;
+			return NULL;
+		}
+	}
+	return ffio_real.fdopen(fd, mode);
+}
+
+/* fclose closes the stream's descriptor with glibc's internal close. */
+int fclose(FILE *stream)
+{
+	NEED(fclose, return EOF);
+	int fd = ffio_in_lib || stream == NULL ? -1 : fileno(stream);
+	if (fd < 0 || ffio_fd_get(fd) == NULL || ffio_in_vfork_child())
+		return ffio_real.fclose(stream);
+	int rc = ffio_real.fclose(stream);
+	int err = errno;
+	(void)IN_LIB(ffio_fd_close(fd, 0));
+	errno = err;
+	return rc;
+}
+
+/* A stream opened with glibc's internal open on a file ffio holds: the
+ * file passes through to the kernel, for good in this process (ffio never
+ * sees the stream's descriptor close). */
+static void stdio_path(const char *path)
+{
+	struct stat st;
+	if (ffio_in_lib || path == NULL || !ffio_any_open() || ffio_real.stat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return;
+	struct ffio_file *f = IN_LIB(ffio_file_find_inode(st.st_dev, st.st_ino));
+	if (f != NULL) {
+		(void)IN_LIB(ffio_file_pass_through(f, 1));
+		IN_LIB((ffio_file_put(f), 0));
+	}
+}
+
+static FILE *stdio_fresh(FILE *s)
+{
+	if (s != NULL && !ffio_in_lib) {
+		int fd = fileno(s);
+		if (fd >= 0 && ffio_fd_get(fd) != NULL)
+			IN_LIB((ffio_fd_fresh(fd), 0));
+	}
+	return s;
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	NEED(fopen, {
+		errno = ENOSYS;
+		return NULL;
+	});
+	stdio_path(path);
+	return stdio_fresh(ffio_real.fopen(path, mode));
+}
+
+FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	NEED(freopen, {
+		errno = ENOSYS;
+		return NULL;
+	});
+	int old = ffio_in_lib || stream == NULL ? -1 : fileno(stream);
+	stdio_path(path);
+	FILE *s = ffio_real.freopen(path, mode, stream);
+	if (s != NULL && old >= 0 && fileno(s) != old && ffio_fd_get(old) != NULL)
+		(void)IN_LIB(ffio_fd_close(old, 0));
+	return stdio_fresh(s);
+}
+
+/* ---- sync -------------------------------------------------------------- */
+
+void sync(void)
+{
+	NEED(sync, {
+		syscall(SYS_sync);
+		return;
+	});
+	if (!ffio_in_lib)
+		(void)IN_LIB(ffio_flush_all());
+	ffio_real.sync();
+}
+
+int syncfs(int fd)
+{
+	NEED(syncfs, NOSYS);
+	if (!ffio_in_lib)
+		(void)IN_LIB(ffio_flush_all());
+	return ffio_real.syncfs(fd);
+}
+
+int sync_file_range(int fd, off_t off, off_t n, unsigned flags)
+{
+	NEED(sync_file_range, NOSYS);
+	struct ffio_ofd *o = managed(fd);
+	if (o != NULL) {
+		int rc = IN_LIB(ffio_file_flush(o->file));
+		if (rc < 0)
+			return (int)result(rc);
+	}
+	return ffio_real.sync_file_range(fd, off, n, flags);
+}
+
+/* ---- descriptors made without open ------------------------------------- */
+
+/* A number the kernel hands out again after a close ffio did not see (a
+ * raw system call) must not be taken for the old file. */
+static int fresh(int fd)
+{
+	if (fd >= 0 && unlikely(ffio_fd_get(fd) != NULL) && !ffio_in_lib && !ffio_in_vfork_child())
+		IN_LIB((ffio_fd_fresh(fd), 0));
+	return fd;
+}
+
+static int fresh_pair(int rc, const int fds[2])
+{
+	if (rc == 0) {
+		fresh(fds[0]);
+		fresh(fds[1]);
+	}
+	return rc;
+}
+
+#define FRESH(ret, name, params, args)                  \
+	ret name params                                 \
+	{                                               \
+		NEED(name, NOSYS);                      \
+		return fresh(ffio_real.name args);      \
+	}
+FFIO_FRESH_FUNCS(FRESH)
+
+int pipe(int fds[2])
+{
+	NEED(pipe, return (int)result(syscall(SYS_pipe2, fds, 0)));
+	return fresh_pair(ffio_real.pipe(fds), fds);
+}
+
+int pipe2(int fds[2], int flags)
+{
+	NEED(pipe2, return (int)result(syscall(SYS_pipe2, fds, flags)));
+	return fresh_pair(ffio_real.pipe2(fds, flags), fds);
+}
+
+int socketpair(int domain, int type, int protocol, int fds[2])
+{
+	NEED(socketpair, NOSYS);
+	return fresh_pair(ffio_real.socketpair(domain, type, protocol, fds), fds);
+}
+
+extern __typeof__(fopen) fopen64 __attribute__((alias("fopen")));
+extern __typeof__(freopen) freopen64 __attribute__((alias("freopen")));

@@ -1,0 +1,6 @@
+# t/trans.mk -- transparency: the kernel as the oracle.  t/trans_cases runs
+# everyday situations raw and preloaded (t/trans_cases.sh compares them).
+check_PROGRAMS += t/trans_cases
+t_trans_cases_LDADD = -lpthread
+TESTS += t/trans_cases.sh
+EXTRA_DIST += t/trans_cases.sh

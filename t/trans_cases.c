@@ -1,0 +1,305 @@
+/* t/trans_cases.c -- everyday situations in which a program must see with
+ * ffio exactly what it sees without it, one case per run: t/trans_cases.sh
+ * runs each case raw and preloaded over several stacks and compares what
+ * the case printed.  Each case works on DIR/x.dat (matched by the specs),
+ * runs its calls in a child process and prints, from the parent, what the
+ * kernel then holds, so that a byte lost at the child's exit shows.
+ *
+ * Usage: trans_cases CASE DIR     (trans_cases list: the case names) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+static char path[4096];
+
+static void put(int fd, const char *s)
+{
+	ssize_t n = write(fd, s, strlen(s));
+	printf("write %zd\n", n);
+}
+
+/* What the kernel holds, read by the parent (which never opened the file). */
+static void show(void)
+{
+	char buf[256];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		printf("file: missing\n");
+		return;
+	}
+	ssize_t n = read(fd, buf, sizeof buf);
+	close(fd);
+	printf("file: %zd bytes [", n);
+	for (ssize_t i = 0; i < n; i++)
+		putchar(buf[i] == '\n' ? '|' : buf[i]);
+	printf("]\n");
+}
+
+static void case_closefrom(void)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "12345678");
+	fflush(stdout);
+	closefrom(3);
+	exit(0);
+}
+
+static void case_close_range(void)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "12345678");
+	fflush(stdout);
+	printf("close_range %d\n", close_range(3, ~0U, 0));
+	printf("write after %zd errno %d\n", write(fd, "x", 1), errno);
+	exit(0);
+}
+
+static void case_fdopen(void)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "12345678");
+	FILE *f = fdopen(fd, "a");
+	fprintf(f, "stdio");
+	printf("fclose %d\n", fclose(f));
+	int g = open(path, O_RDONLY); /* may take the number fclose freed */
+	char buf[32] = {0};
+	printf("read %zd [%s]\n", read(g, buf, sizeof buf - 1), buf);
+	exit(0);
+}
+
+static void case_two_opens(void)
+{
+	char buf[32] = {0};
+	int a = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(a, "AAAAAAAA");
+	int b = open(path, O_RDONLY);
+	printf("second open reads %zd\n", read(b, buf, sizeof buf - 1));
+	int d = open(path, O_RDWR);
+	put(d, "BBBB");
+	close(d);
+	memset(buf, 0, sizeof buf);
+	printf("first reads %zd [%s]\n", pread(a, buf, sizeof buf - 1, 0), buf);
+	exit(0);
+}
+
+static void case_append_fork(void)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	put(fd, "AAAA\n");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int g = open(path, O_WRONLY | O_APPEND);
+		put(g, "BBBB\n");
+		close(g);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	put(fd, "CCCC\n");
+	exit(0);
+}
+
+static void case_append_two(void)
+{
+	/* Two unrelated appenders: neither overwrites the other. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	put(fd, "first\n");
+	int p[2];
+	if (pipe(p) < 0)
+		exit(99);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		if (read(p[0], &c, 1) != 1)
+			_exit(99);
+		execl("/bin/sh", "sh", "-c", "printf 'other\\n' >> \"$0\"", path, (char *)NULL);
+		_exit(98);
+	}
+	put(fd, "second\n");
+	if (write(p[1], "g", 1) != 1)
+		exit(99);
+	waitpid(pid, NULL, 0);
+	put(fd, "third\n");
+	exit(0);
+}
+
+static void case_fork_offset(void)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	put(fd, "parent1\n");
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		put(fd, "child\n");
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	put(fd, "parent2\n");
+	printf("offset %lld\n", (long long)lseek(fd, 0, SEEK_CUR));
+	exit(0);
+}
+
+static void case_osync_abort(void)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_SYNC, 0644);
+	put(fd, "0123456789");
+	fflush(stdout);
+	signal(SIGABRT, SIG_DFL);
+	abort();
+}
+
+static void case_exit_underscore(void)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	put(fd, "written before _exit");
+	fflush(stdout);
+	_exit(0);
+}
+
+static void case_system(void)
+{
+	char cmd[4200];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	put(fd, "abcdef");
+	snprintf(cmd, sizeof cmd, "wc -c < '%s'", path);
+	fflush(stdout);
+	printf("system %d\n", system(cmd));
+	FILE *p = popen(cmd, "r");
+	char out[64] = {0};
+	if (p && fgets(out, sizeof out, p))
+		printf("popen: %s", out);
+	if (p)
+		pclose(p);
+	put(fd, "gh");
+	pid_t pid;
+	char *argv[] = {"cat", path, NULL};
+	fflush(stdout);
+	if (posix_spawnp(&pid, "cat", NULL, NULL, argv, environ) == 0)
+		waitpid(pid, NULL, 0);
+	printf("\n");
+	exit(0);
+}
+
+static void case_mmap(void)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "mapped bytes");
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		exit(99);
+	printf("mapping [%.12s]\n", m);
+	printf("pwrite %zd\n", pwrite(fd, "MAPPED", 6, 0));
+	printf("mapping [%.12s]\n", m);
+	memcpy(m + 7, "BYTES", 5);
+	char buf[16] = {0};
+	printf("pread %zd [%s]\n", pread(fd, buf, 12, 0), buf);
+	munmap(m, 4096);
+	close(fd);
+	int g = open(path, O_RDWR); /* reopened after the mapping: still coherent */
+	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, g, 0);
+	put(g, "again");
+	printf("mapping [%.12s]\n", m == MAP_FAILED ? "failed" : m);
+	exit(0);
+}
+
+static void case_dup2_reuse(void)
+{
+	int a = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(a, "file data");
+	int p[2];
+	if (pipe(p) < 0)
+		exit(99);
+	printf("dup2 %d\n", dup2(p[1], a) == a); /* a now is the pipe */
+	printf("write to pipe %zd\n", write(a, "pipe", 4));
+	char buf[8] = {0};
+	printf("read pipe %zd [%s]\n", read(p[0], buf, 4), buf);
+	exit(0);
+}
+
+static void *stat_loop(void *arg)
+{
+	struct stat st;
+	for (int i = 0; i < 20000 && !*(volatile int *)arg; i++)
+		if (stat(path, &st) == 0 && st.st_size != 0 && st.st_size != 8)
+			return (void *)1;
+	return NULL;
+}
+
+static void case_threads(void)
+{
+	static int stop;
+	pthread_t t[2];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	close(fd);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, stat_loop, &stop);
+	int bad = 0;
+	for (int i = 0; i < 2000; i++) {
+		fd = open(path, O_WRONLY | O_TRUNC);
+		bad |= write(fd, "abcdefgh", 8) != 8;
+		bad |= close(fd) != 0;
+	}
+	stop = 1;
+	for (int i = 0; i < 2; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		bad |= r != NULL;
+	}
+	printf("threads %s\n", bad ? "saw a wrong size or a failed call" : "clean");
+	exit(0);
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+} cases[] = {
+	{"closefrom", case_closefrom},     {"close_range", case_close_range},
+	{"fdopen", case_fdopen},           {"two_opens", case_two_opens},
+	{"append_fork", case_append_fork}, {"append_two", case_append_two},
+	{"fork_offset", case_fork_offset}, {"osync_abort", case_osync_abort},
+	{"_exit", case_exit_underscore},   {"system", case_system},
+	{"mmap", case_mmap},               {"dup2_reuse", case_dup2_reuse},
+	{"threads", case_threads},
+};
+
+int main(int argc, char **argv)
+{
+	size_t n = sizeof cases / sizeof cases[0];
+	if (argc == 2 && strcmp(argv[1], "list") == 0) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", cases[i].name);
+		return 0;
+	}
+	if (argc != 3)
+		return 2;
+	snprintf(path, sizeof path, "%s/x.dat", argv[2]);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(argv[1], cases[i].name) != 0)
+			continue;
+		unlink(path);
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0)
+			cases[i].run();
+		int status;
+		waitpid(pid, &status, 0);
+		fflush(stdout);
+		printf("status %s %d\n", WIFEXITED(status) ? "exit" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		show();
+		return 0;
+	}
+	return 2;
+}
