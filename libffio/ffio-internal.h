@@ -321,6 +321,11 @@ int ffio_file_sync_kernel(struct ffio_file *f);
  * forever, later opens of the file in this process are not managed either
  * (a mapping or a stdio stream may outlive the descriptors). */
 int ffio_file_pass_through(struct ffio_file *f, int forever);
+/* The process reaches (dev, ino) behind ffio (a stdio stream): its open
+ * file passes through, and later opens are not managed until as many
+ * releases (forever: never). */
+int ffio_kernel_hold(dev_t dev, ino_t ino, int forever);
+void ffio_kernel_release(dev_t dev, ino_t ino);
 /* Record an error of a deferred operation, reported by the next write,
  * fsync or close (the first one wins). Call with f->lock held. */
 void ffio_file_set_error(struct ffio_file *f, int err);

@@ -12,6 +12,7 @@
  * descriptions' positions and flags.  files_lock is taken first. */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +26,14 @@ static struct ffio_file *files; /* every open file (files_lock) */
 static int fd_high;              /* highest descriptor ever attached */
 pid_t ffio_pid;
 
-/* Files the process may reach behind ffio (a mapping, a stdio stream):
- * never managed again in this process (files_lock). */
-static struct {
+/* Files the process reaches behind ffio (a mapping, a stdio stream): never
+ * managed while held; a mapping holds for good (files_lock). */
+static struct kernel_hold {
 	dev_t dev;
 	ino_t ino;
-} *raw_files;
-static int nraw, raw_cap;
+	int holds; /* INT_MAX: for good */
+} *held;
+static int nheld, held_cap;
 
 int ffio_in_vfork_child(void)
 {
@@ -94,29 +96,39 @@ static int build_stack(struct ffio_file *f, struct ffio_entry *e)
 	return f->top ? 0 : -EINVAL;
 }
 
-static int is_raw(dev_t dev, ino_t ino)
+static struct kernel_hold *hold_of(dev_t dev, ino_t ino)
 {
-	for (int i = 0; i < nraw; i++)
-		if (raw_files[i].dev == dev && raw_files[i].ino == ino)
-			return 1;
-	return 0;
+	for (int i = 0; i < nheld; i++)
+		if (held[i].dev == dev && held[i].ino == ino)
+			return &held[i];
+	return NULL;
 }
 
-static void add_raw(struct ffio_file *f)
+static int is_raw(dev_t dev, ino_t ino)
 {
-	if (is_raw(f->dev, f->ino))
-		return;
-	if (nraw == raw_cap) {
-		int cap = raw_cap ? 2 * raw_cap : 16;
-		void *p = realloc(raw_files, (size_t)cap * sizeof *raw_files);
-		if (!p)
-			return; /* only later opens are at stake; they will be cached */
-		raw_files = p;
-		raw_cap = cap;
+	return nheld > 0 && hold_of(dev, ino) != NULL;
+}
+
+/* One more hold of (dev, ino) (files_lock). */
+static void hold_locked(dev_t dev, ino_t ino, int forever)
+{
+	struct kernel_hold *h = hold_of(dev, ino);
+	if (!h) {
+		if (nheld == held_cap) {
+			int cap = held_cap ? 2 * held_cap : 16;
+			void *p = realloc(held, (size_t)cap * sizeof *held);
+			if (!p)
+				return; /* only later opens are at stake: they will be cached */
+			held = p;
+			held_cap = cap;
+		}
+		h = &held[nheld++];
+		*h = (struct kernel_hold){.dev = dev, .ino = ino};
 	}
-	raw_files[nraw].dev = f->dev;
-	raw_files[nraw].ino = f->ino;
-	nraw++;
+	if (forever || h->holds == INT_MAX - 1)
+		h->holds = INT_MAX;
+	else if (h->holds != INT_MAX)
+		h->holds++;
 }
 
 /* The open file on (dev, ino) whose stack is in use, or NULL (files_lock). */
@@ -184,7 +196,7 @@ static int pass_through_locked(struct ffio_file *f, int forever)
 	int err = 0;
 
 	if (forever)
-		add_raw(f);
+		hold_locked(f->dev, f->ino, 1);
 	if (f->through)
 		return 0;
 	ffio_in_lib++;
@@ -195,6 +207,31 @@ static int pass_through_locked(struct ffio_file *f, int forever)
 	close_stack(f);
 	f->through = 1;
 	return err < 0 ? err : e2;
+}
+
+int ffio_kernel_hold(dev_t dev, ino_t ino, int forever)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&files_lock);
+	hold_locked(dev, ino, forever);
+	struct ffio_file *f = find_locked(dev, ino);
+	if (f) {
+		pthread_mutex_lock(&f->lock);
+		err = pass_through_locked(f, 0);
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&files_lock);
+	return err;
+}
+
+void ffio_kernel_release(dev_t dev, ino_t ino)
+{
+	pthread_mutex_lock(&files_lock);
+	struct kernel_hold *h = hold_of(dev, ino);
+	if (h && h->holds != INT_MAX && --h->holds == 0)
+		*h = held[--nheld];
+	pthread_mutex_unlock(&files_lock);
 }
 
 int ffio_file_pass_through(struct ffio_file *f, int forever)
@@ -303,10 +340,18 @@ static int other_fd(struct ffio_ofd *o, int fd)
 	return -1;
 }
 
+/* Descriptors 0, 1 and 2 are stdio's standard streams too, which write
+ * with the C library's internal calls: a file given one of them passes
+ * through to the kernel (files_lock held). */
 static void attach_locked(int fd, struct ffio_ofd *o)
 {
 	if (ffio_fd_attach(fd, o) == 0 && fd > fd_high)
 		fd_high = fd;
+	if (fd <= STDERR_FILENO && !o->file->through) {
+		pthread_mutex_lock(&o->file->lock);
+		(void)pass_through_locked(o->file, 0);
+		pthread_mutex_unlock(&o->file->lock);
+	}
 }
 
 /* The file lost ffio's own descriptor behind ffio's back (a raw close, a

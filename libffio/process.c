@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -260,63 +261,97 @@ void closefrom(int lowfd)
 
 /* ---- stdio ------------------------------------------------------------- */
 
-/* stdio reads and writes with glibc's internal calls, on the kernel's
- * descriptor: a managed file given to it passes through to the kernel. */
+/* stdio reads, writes and closes with the C library's internal calls, on
+ * the kernel's descriptor.  While a stream is open on a regular file, the
+ * file passes through to the kernel and new opens of it are not managed;
+ * fclose (which programs call by name) ends that. */
+struct stream {
+	FILE *fp;
+	dev_t dev;
+	ino_t ino;
+	struct stream *next;
+};
+static struct stream *streams;
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stream_track(FILE *fp)
+{
+	struct stat st;
+	if (fp == NULL || ffio_in_lib || ffio_in_vfork_child())
+		return;
+	int fd = fileno(fp);
+	if (fd < 0 || ffio_real.fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	struct stream *s = malloc(sizeof *s);
+	if (s == NULL)
+		return;
+	*s = (struct stream){.fp = fp, .dev = st.st_dev, .ino = st.st_ino};
+	int rc = IN_LIB(ffio_kernel_hold(st.st_dev, st.st_ino, 0));
+	if (rc < 0)
+		IN_LIB((ffio_log("a stream on a file ffio held: flushing it failed: %s", strerror(-rc)), 0));
+	pthread_mutex_lock(&streams_lock);
+	s->next = streams;
+	streams = s;
+	pthread_mutex_unlock(&streams_lock);
+}
+
+static void stream_untrack(FILE *fp)
+{
+	struct stream **p, *s = NULL;
+	pthread_mutex_lock(&streams_lock);
+	for (p = &streams; *p; p = &(*p)->next)
+		if ((*p)->fp == fp) {
+			s = *p;
+			*p = s->next;
+			break;
+		}
+	pthread_mutex_unlock(&streams_lock);
+	if (s != NULL) {
+		IN_LIB((ffio_kernel_release(s->dev, s->ino), 0));
+		free(s);
+	}
+}
+
+/* A stream's descriptor number, freshly the kernel's: no stale entry. */
+static FILE *stdio_fresh(FILE *s)
+{
+	if (s != NULL && !ffio_in_lib && !ffio_in_vfork_child()) {
+		int fd = fileno(s);
+		if (fd >= 0 && ffio_fd_get(fd) != NULL)
+			IN_LIB((ffio_fd_fresh(fd), 0));
+	}
+	stream_track(s);
+	return s;
+}
+
+/* A managed descriptor given to stdio keeps its description (the program
+ * may still use the descriptor); its file passes through. */
 FILE *fdopen(int fd, const char *mode)
 {
 	NEED(fdopen, {
 		errno = ENOSYS;
 		return NULL;
 	});
-	struct ffio_file *f = ffio_in_lib ? NULL : ffio_fd_file(fd);
-	if (f != NULL) {
-		int rc = IN_LIB(ffio_file_pass_through(f, 0));
-		if (rc < 0) {
-			errno = -rc;
-			return NULL;
-		}
-	}
-	return ffio_real.fdopen(fd, mode);
+	FILE *s = ffio_real.fdopen(fd, mode);
+	stream_track(s);
+	return s;
 }
 
-/* fclose closes the stream's descriptor with glibc's internal close. */
+/* fclose closes the stream's descriptor with glibc's internal close: the
+ * table forgets it. */
 int fclose(FILE *stream)
 {
 	NEED(fclose, return EOF);
-	int fd = ffio_in_lib || stream == NULL ? -1 : fileno(stream);
-	if (fd < 0 || ffio_fd_get(fd) == NULL || ffio_in_vfork_child())
+	if (ffio_in_lib || stream == NULL || ffio_in_vfork_child())
 		return ffio_real.fclose(stream);
+	int fd = fileno(stream);
 	int rc = ffio_real.fclose(stream);
 	int err = errno;
-	(void)IN_LIB(ffio_fd_close(fd, 0));
+	stream_untrack(stream);
+	if (fd >= 0 && ffio_fd_get(fd) != NULL)
+		(void)IN_LIB(ffio_fd_close(fd, 0));
 	errno = err;
 	return rc;
-}
-
-/* A stream opened with glibc's internal open on a file ffio holds: the
- * file passes through to the kernel, for good in this process (ffio never
- * sees the stream's descriptor close). */
-static void stdio_path(const char *path)
-{
-	struct stat st;
-	if (ffio_in_lib || path == NULL || !ffio_any_open() || ffio_real.stat(path, &st) < 0 ||
-	    !S_ISREG(st.st_mode))
-		return;
-	struct ffio_file *f = IN_LIB(ffio_file_find_inode(st.st_dev, st.st_ino));
-	if (f != NULL) {
-		(void)IN_LIB(ffio_file_pass_through(f, 1));
-		IN_LIB((ffio_file_put(f), 0));
-	}
-}
-
-static FILE *stdio_fresh(FILE *s)
-{
-	if (s != NULL && !ffio_in_lib) {
-		int fd = fileno(s);
-		if (fd >= 0 && ffio_fd_get(fd) != NULL)
-			IN_LIB((ffio_fd_fresh(fd), 0));
-	}
-	return s;
 }
 
 FILE *fopen(const char *path, const char *mode)
@@ -325,7 +360,6 @@ FILE *fopen(const char *path, const char *mode)
 		errno = ENOSYS;
 		return NULL;
 	});
-	stdio_path(path);
 	return stdio_fresh(ffio_real.fopen(path, mode));
 }
 
@@ -336,8 +370,9 @@ FILE *freopen(const char *path, const char *mode, FILE *stream)
 		return NULL;
 	});
 	int old = ffio_in_lib || stream == NULL ? -1 : fileno(stream);
-	stdio_path(path);
 	FILE *s = ffio_real.freopen(path, mode, stream);
+	if (!ffio_in_lib && stream != NULL)
+		stream_untrack(stream);
 	if (s != NULL && old >= 0 && fileno(s) != old && ffio_fd_get(old) != NULL)
 		(void)IN_LIB(ffio_fd_close(old, 0));
 	return stdio_fresh(s);

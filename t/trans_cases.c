@@ -228,6 +228,38 @@ static void case_dup2_reuse(void)
 	exit(0);
 }
 
+static void case_stdio_first(void)
+{
+	char buf[16] = {0};
+	FILE *f = fopen(path, "w+");
+	fputs("stdio", f);
+	fflush(f);
+	int fd = open(path, O_RDWR);
+	printf("read %zd\n", read(fd, buf, sizeof buf - 1));
+	printf("pwrite %zd\n", pwrite(fd, "XY", 2, 0));
+	rewind(f);
+	memset(buf, 0, sizeof buf);
+	printf("fread %zu [%s]\n", fread(buf, 1, sizeof buf - 1, f), buf);
+	fclose(f);
+	put(fd, "+fd");
+	exit(0);
+}
+
+static void case_stdout_redirect(void)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) != STDOUT_FILENO)
+		exit(99);
+	printf("line1\n");
+	fflush(stdout);
+	if (write(fd, "line2\n", 6) != 6)
+		exit(98);
+	printf("line3\n");
+	fflush(stdout);
+	exit(0);
+}
+
 static void *stat_loop(void *arg)
 {
 	struct stat st;
@@ -271,6 +303,7 @@ static const struct {
 	{"fork_offset", case_fork_offset}, {"osync_abort", case_osync_abort},
 	{"_exit", case_exit_underscore},   {"system", case_system},
 	{"mmap", case_mmap},               {"dup2_reuse", case_dup2_reuse},
+	{"stdio_first", case_stdio_first}, {"stdout_redirect", case_stdout_redirect},
 	{"threads", case_threads},
 };
 
