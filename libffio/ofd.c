@@ -127,12 +127,12 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 		return -EBADF;
 	if (f->error)
 		return ffio_file_take_error(f);
+	if (len == 0)
+		return 0; /* the kernel moves nothing, not even for O_APPEND */
 	if (((o->oflags & O_APPEND) && !(rwf & RWF_NOAPPEND)) || (rwf & RWF_APPEND))
 		return append(o, iov, iovcnt, off, rwf);
 	if (len > (size_t)(LLONG_MAX - at))
 		return -EFBIG;
-	if (len == 0)
-		return 0;
 	n = ffio_layer_pwritev(f->top, iov, iovcnt, at);
 	if (n >= 0 && f->error)
 		return ffio_file_take_error(f);
@@ -243,13 +243,21 @@ void ffio_ofd_set_flags(struct ffio_ofd *o, int flags)
 	(void)LOCKED(o->file, set_flags(o, flags));
 }
 
+/* A truncation after what the stack holds: data written, then cut, has
+ * still made the file system allocate it (SEEK_HOLE tells). */
+static int truncate_stack(struct ffio_file *f, off_t len)
+{
+	int err = ffio_layer_flush(f->top);
+	return err < 0 ? err : ffio_layer_truncate(f->top, len);
+}
+
 static int do_truncate(struct ffio_ofd *o, off_t len)
 {
 	if (o->file->through)
 		return ffio_real.ftruncate(o->kfd, len) < 0 ? -errno : 0;
 	if (len < 0 || acc(o) == O_RDONLY)
 		return -EINVAL;
-	return ffio_layer_truncate(o->file->top, len);
+	return truncate_stack(o->file, len);
 }
 
 int ffio_ofd_truncate(struct ffio_ofd *o, off_t len)
@@ -322,7 +330,7 @@ int ffio_file_truncate(struct ffio_file *f, off_t len)
 {
 	if (len < 0)
 		return -EINVAL;
-	return LOCKED(f, STACK(f, ffio_layer_truncate(f->top, len), -ENOSYS));
+	return LOCKED(f, STACK(f, truncate_stack(f, len), -ENOSYS));
 }
 
 int ffio_file_size(struct ffio_file *f, off_t *len)
