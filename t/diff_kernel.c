@@ -233,6 +233,7 @@ static const char *flstr(int fl)
 /* ---- the operations ---- */
 
 static void op_close(void);
+static void op_dup(void);
 
 static void op_open(int first)
 {
@@ -271,8 +272,8 @@ static void op_close(void)
 {
 	struct res r[2];
 	int i;
-	if (nslot <= 1)
-		return op_open(0);
+	if (nslot <= 1) /* keep one open: a new one instead, by -o's kinds */
+		return kmask >> K_OPEN & 1 || !(kmask >> K_DUP & 1) ? op_open(0) : op_dup();
 	i = (int)rnd(nslot);
 	tr("close slot %d", i);
 	for (int s = 0; s < 2; s++)
@@ -756,9 +757,9 @@ static void op_fork(void)
 			show();
 		}
 		if (msg[0]) {
-			dprintf(p[1], "in the forked child: %s\n", msg);
+			dprintf(p[1], "in the forked child: %s", msg);
 			for (int j = 1; j <= sub; j++)
-				dprintf(p[1], "#   %s\n", trace[(step + j) % TRACE]);
+				dprintf(p[1], "\n#   %s", trace[(step + j) % TRACE]);
 		}
 		_exit(msg[0] ? 1 : 0);
 	}
@@ -903,8 +904,8 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	static const unsigned long long fixed[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-						   13, 14, 15, 16};
+	static const unsigned long long fixed[] = {1, 2, 3, 4, 5, 6, 7, 8,
+						   9, 10, 11, 12, 13, 14, 15, 16};
 	unsigned long long s0 = 1;
 	long nseeds = -1, steps = 300, secs = 0;
 	int c, given = 0, ne = 0;
