@@ -78,7 +78,7 @@ static uint64_t rs;
 static char dir[PATH_MAX / 2], path[2][PATH_MAX];
 static unsigned long long seed;
 static int gen;
-static int slot[NSLOT][2], nslot; /* slot[i][side]: the same open on both */
+static int slot[NSLOT][2], used[NSLOT], nslot; /* slot[i][side]: one open, both files */
 static char trace[TRACE][LINE];
 static long step;
 static int sub; /* a forked child's steps: step.sub */
@@ -95,6 +95,27 @@ static uint64_t rnd64(void)
 	return z ^ (z >> 31);
 }
 static long long rnd(long long n) { return n > 0 ? (long long)(rnd64() % (uint64_t)n) : 0; }
+
+/* Slots keep their numbers while open, so that a trace reads plainly. */
+static int any(void)
+{
+	int k = (int)rnd(nslot), i;
+	for (i = 0; i < NSLOT; i++)
+		if (used[i] && k-- == 0)
+			break;
+	return i;
+}
+
+static int add(const int fd[2])
+{
+	int i;
+	for (i = 0; used[i]; i++)
+		;
+	slot[i][0] = fd[0], slot[i][1] = fd[1], used[i] = 1, nslot++;
+	return i;
+}
+
+static void drop(int i) { used[i] = 0, nslot--; }
 
 /* ---- trace and comparison ---- */
 
@@ -256,9 +277,7 @@ static void op_open(int first)
 		r[s] = RES(fd[s] < 0 ? -1 : 0);
 	}
 	if (same(r, "open") && fd[0] >= 0) {
-		tra(" -> slot %d", nslot);
-		slot[nslot][0] = fd[0], slot[nslot][1] = fd[1];
-		nslot++;
+		tra(" -> slot %d", add(fd));
 	} else {
 		for (int s = 0; s < 2; s++)
 			if (fd[s] >= 0)
@@ -266,7 +285,6 @@ static void op_open(int first)
 	}
 }
 
-static void drop(int i) { nslot--; slot[i][0] = slot[nslot][0], slot[i][1] = slot[nslot][1]; }
 
 static void op_close(void)
 {
@@ -274,7 +292,7 @@ static void op_close(void)
 	int i;
 	if (nslot <= 1) /* keep one open: a new one instead, by -o's kinds */
 		return kmask >> K_OPEN & 1 || !(kmask >> K_DUP & 1) ? op_open(0) : op_dup();
-	i = (int)rnd(nslot);
+	i = any();
 	tr("close slot %d", i);
 	for (int s = 0; s < 2; s++)
 		errno = 0, r[s] = RES(close(slot[i][s]));
@@ -285,23 +303,21 @@ static void op_close(void)
 static void op_dup(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot), fd[2];
+	int i = any(), fd[2];
 	if (nslot >= NSLOT)
 		return op_close();
 	tr("dup slot %d", i);
 	for (int s = 0; s < 2; s++)
 		errno = 0, fd[s] = dup(slot[i][s]), r[s] = RES(fd[s] < 0 ? -1 : 0);
 	if (same(r, "dup") && fd[0] >= 0) {
-		tra(" -> slot %d", nslot);
-		slot[nslot][0] = fd[0], slot[nslot][1] = fd[1];
-		nslot++;
+		tra(" -> slot %d", add(fd));
 	}
 }
 
 static void op_dup2(void)
 {
 	struct res r[2];
-	int a = (int)rnd(nslot), b = (int)rnd(nslot), three = (int)rnd(2);
+	int a = any(), b = any(), three = (int)rnd(2);
 	int cloexec = three && rnd(2) ? O_CLOEXEC : 0;
 	tr("%s slot %d onto slot %d%s", three ? "dup3" : "dup2", a, b, cloexec ? " CLOEXEC" : "");
 	for (int s = 0; s < 2; s++) {
@@ -317,7 +333,7 @@ static void op_write(void)
 	static const char *const how[4] = {"write", "pwrite", "writev", "pwritev"};
 	struct iovec iov[4];
 	struct res r[2];
-	int i = (int)rnd(nslot), h = (int)rnd(4), k;
+	int i = any(), h = (int)rnd(4), k;
 	off_t off = rnd_off();
 	size_t n = rnd_len();
 	fill(wbuf, n);
@@ -344,7 +360,7 @@ static void op_read(void)
 	static const char *const how[4] = {"read", "pread", "readv", "preadv"};
 	struct iovec iov[2][4];
 	struct res r[2];
-	int i = (int)rnd(nslot), h = (int)rnd(4), k = 0;
+	int i = any(), h = (int)rnd(4), k = 0;
 	off_t off = rnd_off();
 	size_t n = rnd_len();
 	uint64_t save = rs;
@@ -375,7 +391,7 @@ static void op_seek(int hole)
 {
 	static const char *const wn[5] = {"SET", "CUR", "END", "DATA", "HOLE"};
 	struct res r[2];
-	int i = (int)rnd(nslot), w;
+	int i = any(), w;
 	off_t size = twin_size(), off;
 	if (hole) {
 		w = rnd(2) ? SEEK_DATA : SEEK_HOLE;
@@ -395,7 +411,7 @@ static void op_seek(int hole)
 static void op_trunc(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot), bypath = (int)rnd(2);
+	int i = any(), bypath = (int)rnd(2);
 	off_t size = twin_size(), len;
 	switch (rnd(6)) {
 	case 0: len = 0; break;
@@ -417,7 +433,7 @@ static void op_stat(void)
 	static const char *const how[6] = {"fstat", "stat", "lstat", "fstatat", "statx path",
 					   "statx fd"};
 	struct res r[2];
-	int i = (int)rnd(nslot), h = (int)rnd(6);
+	int i = any(), h = (int)rnd(6);
 	tr("%s slot %d", how[h], i);
 	for (int s = 0; s < 2; s++) {
 		struct stat st = {0};
@@ -441,7 +457,7 @@ static void op_stat(void)
 static void op_sync(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot), data = (int)rnd(2);
+	int i = any(), data = (int)rnd(2);
 	tr("%s slot %d", data ? "fdatasync" : "fsync", i);
 	for (int s = 0; s < 2; s++)
 		errno = 0, r[s] = RES(data ? fdatasync(slot[i][s]) : fsync(slot[i][s]));
@@ -451,7 +467,7 @@ static void op_sync(void)
 static void op_fcntl(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot), set = (int)rnd(2), app = (int)rnd(2);
+	int i = any(), set = (int)rnd(2), app = (int)rnd(2);
 	if (!set) {
 		tr("fcntl slot %d F_GETFL", i);
 		for (int s = 0; s < 2; s++)
@@ -494,7 +510,7 @@ static void on_bus(int sig) { siglongjmp(bus_jmp, sig); }
 static void op_mmap(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot);
+	int i = any();
 	off_t size = twin_size(), off;
 	size_t len;
 	if (size == 0) {
@@ -523,7 +539,7 @@ static void op_mmap(void)
 static void op_closerange(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot);
+	int i = any();
 	if (nslot > 1 && rnd(2)) { /* close one slot with close_range */
 		tr("close_range(fd, fd) slot %d", i);
 		for (int s = 0; s < 2; s++)
@@ -546,7 +562,7 @@ static void op_closerange(void)
 static void op_stdio(void)
 {
 	struct res r[2];
-	int i = (int)rnd(nslot), fl = twin_fl(i), acc = fl & O_ACCMODE;
+	int i = any(), fl = twin_fl(i), acc = fl & O_ACCMODE;
 	int wr = acc == O_WRONLY || (acc == O_RDWR && rnd(2));
 	const char *mode = acc == O_RDONLY ? "r" : acc == O_WRONLY ? (fl & O_APPEND ? "a" : "w")
 					   : fl & O_APPEND ? "a+" : "r+";
@@ -643,12 +659,12 @@ static void op_thread(void)
 {
 	struct res r[2];
 	int i;
-	for (i = 0; i < nslot; i++) { /* O_APPEND would order the pwrites by the race */
-		int fl = twin_fl(i);
-		if ((fl & O_ACCMODE) == O_RDWR && !(fl & O_APPEND))
+	for (i = 0; i < NSLOT; i++) { /* O_APPEND would order the pwrites by the race */
+		int fl = used[i] ? twin_fl(i) : 0;
+		if (used[i] && (fl & O_ACCMODE) == O_RDWR && !(fl & O_APPEND))
 			break;
 	}
-	if (i == nslot) {
+	if (i == NSLOT) {
 		tr("threads: skipped, no O_RDWR slot without O_APPEND");
 		return;
 	}
@@ -842,8 +858,10 @@ static int run_seed(unsigned long long sd, long steps)
 		do_op(pick(kmask));
 		show();
 	}
-	for (int i = nslot - 1; !msg[0] && i >= 0; i--) {
+	for (int i = NSLOT - 1; !msg[0] && i >= 0; i--) {
 		struct res r[2];
+		if (!used[i])
+			continue;
 		step++;
 		tr("close slot %d (end)", i);
 		for (int s = 0; s < 2; s++)
@@ -854,9 +872,9 @@ static int run_seed(unsigned long long sd, long steps)
 	}
 	if (!msg[0])
 		step++, final_check(), show();
-	for (int i = 0; i < nslot; i++) /* after a difference */
-		close(slot[i][0]), close(slot[i][1]);
-	nslot = 0;
+	for (int i = 0; i < NSLOT; i++) /* after a difference */
+		if (used[i])
+			close(slot[i][0]), close(slot[i][1]), drop(i);
 	if (!tap_ok(!msg[0], "seed %llu: %ld steps%s", sd, steps,
 		    msg[0] ? "" : ", every result and the final contents agree")) {
 		tap_diag("seed %llu, step %ld: %s", sd, step, msg);
