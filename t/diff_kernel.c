@@ -190,7 +190,8 @@ static int same(const struct res r[2], const char *what)
 	return 1;
 }
 
-#define RES(ret) ((struct res){.r = (ret), .e = errno})
+/* A result and the errno the call left (read after the call returned). */
+static struct res RES(long long ret) { return (struct res){.r = ret, .e = errno}; }
 
 /* ---- drawing parameters (from the kernel's view: the twin) ---- */
 
@@ -593,7 +594,7 @@ static void op_stdio(void)
 }
 
 /* Run argv with stdout and stderr into a pipe; the output in *out.  Returns
- * the exit status, 128+signal, or -1. */
+ * the exit status, 128+signal, or -1 with errno set (posix_spawnp's error). */
 static int spawn_capture(char *const argv[], char **envp, unsigned char **out, size_t *len)
 {
 	posix_spawn_file_actions_t fa;
@@ -616,7 +617,9 @@ static int spawn_capture(char *const argv[], char **envp, unsigned char **out, s
 		*len += k > 0 ? (size_t)k : 0;
 	}
 	close(p[0]);
-	if (err || waitpid(pid, &st, 0) < 0)
+	if (err)
+		return errno = err, -1;
+	if (waitpid(pid, &st, 0) < 0)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -633,7 +636,24 @@ static void op_spawn(int plain)
 		r[s] = RES(spawn_capture(argv, plain ? env_plain : environ, &out[s], &len));
 		r[s].x = (long long)len, r[s].b = out[s], r[s].n = len;
 	}
-	same(r, "cat status, x=bytes");
+	int ok = same(r, "cat status, x=bytes");
+	for (int s = 0; ok && s < 2 && !msg[0]; s++)
+		if (r[s].r == -1) /* the kernel alone runs it */
+			snprintf(msg, sizeof msg, "posix_spawnp(cat) for the %s failed: %s",
+				 s ? "twin" : "dat", ename(r[s].e));
+	for (int s = 0; !ok && s < 2; s++)
+		if (r[s].r > 0) { /* cat failed: its message ends the output */
+			size_t n = r[s].n < 160 ? r[s].n : 160;
+			char tail[161];
+			for (size_t j = 0; j < n; j++) {
+				unsigned char ch = out[s][r[s].n - n + j];
+				tail[j] = ch >= ' ' && ch < 127 ? (char)ch : '.';
+			}
+			tail[n] = 0;
+			size_t m = strlen(msg);
+			snprintf(msg + m, sizeof msg - m, "; %s's cat output ends \"%s\"",
+				 s ? "twin" : "dat", tail);
+		}
 	free(out[0]), free(out[1]);
 }
 
@@ -836,9 +856,12 @@ static void final_check(void)
 	if (!ok)
 		return;
 	char *argv[] = {"cmp", path[0], path[1], NULL};
+	errno = 0;
 	int st = spawn_capture(argv, env_plain, &out, &olen);
 	tra(" | cmp exit %d", st);
-	if (st != 0 && st != 127 && st != -1) /* 127, -1: no cmp here */
+	if (st == -1 && errno != ENOENT) /* ENOENT, 127: no cmp here */
+		snprintf(msg, sizeof msg, "cmp could not run: %s", ename(errno));
+	else if (st != 0 && st != 127 && st != -1)
 		snprintf(msg, sizeof msg, "final contents differ for a process without ffio: %.*s",
 			 (int)(olen > 300 ? 300 : olen), out ? (char *)out : "");
 	free(out);
