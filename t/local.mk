@@ -11,3 +11,4 @@ include t/reliability.mk
 include t/adio.mk
 include t/netcdf.mk
 include t/trans.mk
+include t/diff.mk
