@@ -4,7 +4,8 @@
  *
  * The same code serves the preloaded library (LD_PRELOAD) and a program
  * linked with -lffio.  The libc functions are found with dlsym(RTLD_NEXT)
- * from one table (FFIO_REAL_FUNCS, resolved by real.c).  An unmanaged descriptor costs one
+ * from one table (FFIO_REAL_FUNCS, resolved by real.c); the calls on one
+ * descriptor are made from one table too (FD_CALLS).  An unmanaged descriptor costs one
  * fd-table load before the real call.  Before the table is resolved, and
  * while it is being resolved (dlsym may call back into us), the basic calls
  * fall back to raw system calls; the others fail with ENOSYS.
@@ -63,13 +64,6 @@ void __chk_fail(void) __attribute__((noreturn));
 /* The hot calls: an unmanaged descriptor takes the real call at once, with
  * no stack frame; everything else (not resolved yet, managed, inside ffio)
  * is the out-of-line body NAME_slow. */
-#define FAST(name, fd, ...)                                                    \
-	do {                                                                   \
-		if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) ==  \
-			   FFIO_REAL_READY && ffio_real.name && !ffio_fd_get(fd)))       \
-			return ffio_real.name(__VA_ARGS__);                    \
-		return name##_slow(__VA_ARGS__);                               \
-	} while (0)
 #define SLOW __attribute__((noinline, cold))
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -180,220 +174,109 @@ static SLOW int close_slow(int fd)
 
 int close(int fd)
 {
-	FAST(close, fd, fd);
+	if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY &&
+		   ffio_real.close && !ffio_fd_get(fd)))
+		return ffio_real.close(fd);
+	return close_slow(fd);
 }
 
-/* ---- read and write ---------------------------------------------------- */
+/* ---- calls on one descriptor: one table ------------------------------- */
 
-static SLOW ssize_t read_slow(int fd, void *buf, size_t n)
+/* The calls whose managed form is one call on the description (or its
+ * file): X(ret, name, params, args, fallback, managed).  Each row makes
+ * NAME, which takes the real call at once for a descriptor ffio does not
+ * manage, and its out-of-line body NAME_slow.  fallback: the statement run
+ * before the C library's functions are known; managed: an internal call
+ * (0, a count or -errno) on o.  The large-file names are aliases (below). */
+#define SYSCALL(...) return result(syscall(__VA_ARGS__))
+#define IOV1(buf, n) (&(struct iovec){.iov_base = (void *)(buf), .iov_len = (n)})
+#define FD_CALLS(X)                                                                             \
+	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                           \
+	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n), 1))                    \
+	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                    \
+	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n), 1))                  \
+	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),          \
+	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), 1, off))      \
+	X(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off),   \
+	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), 1, off))    \
+	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,    \
+	  vec_read(o, iov, cnt, -1, 0))                                                         \
+	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,   \
+	  vec_write(o, iov, cnt, -1, 0))                                                        \
+	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off),               \
+	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0))        \
+	X(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),              \
+	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_write(o, iov, cnt, off, 0))       \
+	X(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),   \
+	  (fd, iov, cnt, off, flags), NOSYS, vec_read(o, iov, cnt, off, flags))                 \
+	X(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),  \
+	  (fd, iov, cnt, off, flags), NOSYS, vec_write(o, iov, cnt, off, flags))                \
+	X(off_t, lseek, (int fd, off_t off, int whence), (fd, off, whence),                     \
+	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_seek(o, off, whence))                   \
+	X(int, fsync, (int fd), (fd), SYSCALL(SYS_fsync, fd), ffio_file_fsync(o->file, 0))      \
+	X(int, fdatasync, (int fd), (fd), SYSCALL(SYS_fdatasync, fd),                           \
+	  ffio_file_fsync(o->file, 1))                                                          \
+	X(int, ftruncate, (int fd, off_t len), (fd, len), SYSCALL(SYS_ftruncate, fd, len),      \
+	  ffio_ofd_truncate(o, len))
+
+/* preadv2/pwritev2 flags on a managed file: offset -1 means the file
+ * position; RWF_HIPRI and RWF_NOWAIT are hints (the stack may block);
+ * RWF_APPEND, RWF_NOAPPEND, RWF_DSYNC and RWF_SYNC act as the kernel's. */
+#define RWF_HINTS (RWF_HIPRI | RWF_NOWAIT)
+#define RWF_WRITE (RWF_DSYNC | RWF_SYNC | RWF_APPEND | RWF_NOAPPEND)
+
+static ssize_t vec_read(struct ffio_ofd *o, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	NEED(read, return result(syscall(SYS_read, fd, buf, n)));
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.read(fd, buf, n);
-	struct iovec iov = { .iov_base = buf, .iov_len = n };
-	return result(IN_LIB(ffio_ofd_readv(o, &iov, 1)));
+	if (flags & ~RWF_HINTS)
+		return -EOPNOTSUPP;
+	if (off < -1 || cnt < 0 || cnt > IOV_MAX)
+		return -EINVAL;
+	return off == -1 ? ffio_ofd_readv(o, iov, cnt) : ffio_ofd_preadv(o, iov, cnt, off);
 }
 
-ssize_t read(int fd, void *buf, size_t n)
+static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, off_t off, int flags)
 {
-	FAST(read, fd, fd, buf, n);
+	if (flags & ~(RWF_HINTS | RWF_WRITE))
+		return -EOPNOTSUPP;
+	if (off < -1 || cnt < 0 || cnt > IOV_MAX)
+		return -EINVAL;
+	return ffio_ofd_pwritev2(o, iov, cnt, off, flags & RWF_WRITE);
 }
 
+#define FD_WRAPPER(ret, name, params, args, fallback, call)                                    \
+	static SLOW ret name##_slow params                                                      \
+	{                                                                                       \
+		NEED(name, fallback);                                                           \
+		struct ffio_ofd *o = managed(fd);                                               \
+		if (likely(o == NULL))                                                          \
+			return ffio_real.name args;                                             \
+		return (ret)result(IN_LIB(call));                                               \
+	}                                                                                       \
+	ret name params                                                                         \
+	{                                                                                       \
+		if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && \
+			   ffio_real.name && !ffio_fd_get(fd)))                                  \
+			return ffio_real.name args;                                             \
+		return name##_slow args;                                                        \
+	}
+FD_CALLS(FD_WRAPPER)
+
+/* _FORTIFY_SOURCE's checked reads. */
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	if (n > buflen)
 		__chk_fail();
-	FAST(read, fd, fd, buf, n);
-}
-
-static SLOW ssize_t write_slow(int fd, const void *buf, size_t n)
-{
-	NEED(write, return result(syscall(SYS_write, fd, buf, n)));
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.write(fd, buf, n);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-	return result(IN_LIB(ffio_ofd_writev(o, &iov, 1)));
-}
-
-ssize_t write(int fd, const void *buf, size_t n)
-{
-	FAST(write, fd, fd, buf, n);
-}
-
-static SLOW ssize_t pread_slow(int fd, void *buf, size_t n, off_t off)
-{
-	NEED(pread, return result(syscall(SYS_pread64, fd, buf, n, off)));
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.pread(fd, buf, n, off);
-	struct iovec iov = { .iov_base = buf, .iov_len = n };
-	return result(IN_LIB(ffio_ofd_preadv(o, &iov, 1, off)));
-}
-
-ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-	FAST(pread, fd, fd, buf, n, off);
+	return read(fd, buf, n);
 }
 
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
 	if (n > buflen)
 		__chk_fail();
-	FAST(pread, fd, fd, buf, n, off);
+	return pread(fd, buf, n, off);
 }
 
-static SLOW ssize_t pwrite_slow(int fd, const void *buf, size_t n, off_t off)
-{
-	NEED(pwrite, return result(syscall(SYS_pwrite64, fd, buf, n, off)));
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.pwrite(fd, buf, n, off);
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-	return result(IN_LIB(ffio_ofd_pwritev(o, &iov, 1, off)));
-}
-
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-	FAST(pwrite, fd, fd, buf, n, off);
-}
-
-static SLOW ssize_t readv_slow(int fd, const struct iovec *iov, int iovcnt)
-{
-	NEED(readv, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.readv(fd, iov, iovcnt);
-	if (iovcnt < 0 || iovcnt > IOV_MAX)
-		return result(-EINVAL);
-	return result(IN_LIB(ffio_ofd_readv(o, iov, iovcnt)));
-}
-
-ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
-{
-	FAST(readv, fd, fd, iov, iovcnt);
-}
-
-static SLOW ssize_t writev_slow(int fd, const struct iovec *iov, int iovcnt)
-{
-	NEED(writev, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.writev(fd, iov, iovcnt);
-	if (iovcnt < 0 || iovcnt > IOV_MAX)
-		return result(-EINVAL);
-	return result(IN_LIB(ffio_ofd_writev(o, iov, iovcnt)));
-}
-
-ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-	FAST(writev, fd, fd, iov, iovcnt);
-}
-
-ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
-{
-	NEED(preadv, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.preadv(fd, iov, iovcnt, off);
-	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
-		return result(-EINVAL);
-	return result(IN_LIB(ffio_ofd_preadv(o, iov, iovcnt, off)));
-}
-
-ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
-{
-	NEED(pwritev, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.pwritev(fd, iov, iovcnt, off);
-	if (off < 0 || iovcnt < 0 || iovcnt > IOV_MAX)
-		return result(-EINVAL);
-	return result(IN_LIB(ffio_ofd_pwritev(o, iov, iovcnt, off)));
-}
-
-/* preadv2/pwritev2 flags on a managed file: offset -1 means the file
- * position; RWF_HIPRI and RWF_NOWAIT are hints (the stack may block);
- * RWF_APPEND writes at the logical end; RWF_DSYNC/RWF_SYNC sync after. */
-#define RWF_KNOWN (RWF_HIPRI | RWF_NOWAIT | RWF_DSYNC | RWF_SYNC | RWF_APPEND | RWF_NOAPPEND)
-
-ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
-{
-	NEED(preadv2, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.preadv2(fd, iov, iovcnt, off, flags);
-	if (flags & ~(RWF_HIPRI | RWF_NOWAIT))
-		return result(-EOPNOTSUPP);
-	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
-		return result(-EINVAL);
-	if (off == -1)
-		return result(IN_LIB(ffio_ofd_readv(o, iov, iovcnt)));
-	return result(IN_LIB(ffio_ofd_preadv(o, iov, iovcnt, off)));
-}
-
-static ssize_t pwritev2_managed(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
-				off_t off, int flags)
-{
-	if (flags & ~RWF_KNOWN)
-		return -EOPNOTSUPP;
-	if (off < -1 || iovcnt < 0 || iovcnt > IOV_MAX)
-		return -EINVAL;
-	return ffio_ofd_pwritev2(o, iov, iovcnt, off, flags & (RWF_APPEND | RWF_NOAPPEND | RWF_DSYNC | RWF_SYNC));
-}
-
-ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags)
-{
-	NEED(pwritev2, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.pwritev2(fd, iov, iovcnt, off, flags);
-	return result(IN_LIB(pwritev2_managed(o, iov, iovcnt, off, flags)));
-}
-
-/* ---- position, sync, size --------------------------------------------- */
-
-static SLOW off_t lseek_slow(int fd, off_t off, int whence)
-{
-	NEED(lseek, return (off_t)result(syscall(SYS_lseek, fd, off, whence)));
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.lseek(fd, off, whence);
-	return (off_t)result(IN_LIB(ffio_ofd_seek(o, off, whence)));
-}
-
-off_t lseek(int fd, off_t off, int whence)
-{
-	FAST(lseek, fd, fd, off, whence);
-}
-
-int fsync(int fd)
-{
-	NEED(fsync, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.fsync(fd);
-	return (int)result(IN_LIB(ffio_file_fsync(o->file, 0)));
-}
-
-int fdatasync(int fd)
-{
-	NEED(fdatasync, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.fdatasync(fd);
-	return (int)result(IN_LIB(ffio_file_fsync(o->file, 1)));
-}
-
-int ftruncate(int fd, off_t len)
-{
-	NEED(ftruncate, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.ftruncate(fd, len);
-	return (int)result(IN_LIB(ffio_ofd_truncate(o, len)));
-}
+/* ---- calls by path ----------------------------------------------------- */
 
 /* The file open through ffio (not passed through) on the regular file st
  * describes, held (ffio_file_put), or NULL. */
