@@ -38,7 +38,7 @@
 
 /* ---- the real netCDF calls --------------------------------------------- */
 
-static struct {
+struct real_calls {
 	int (*nc_create)(const char *, int, int *);
 	int (*nc__create)(const char *, int, size_t, size_t *, int *);
 	int (*nc_open)(const char *, int, int *);
@@ -46,38 +46,92 @@ static struct {
 	int (*nc_sync)(int);
 	int (*nc_abort)(int);
 	int (*nc_close)(int);
-} real;
+};
 
-static pthread_once_t real_once = PTHREAD_ONCE_INIT;
-static int real_missing;
-
-static void *next_symbol(const char *name)
+/* Fill r from handle (RTLD_NEXT or a dlopen handle); 0 when every call was
+ * found and none of them is ours. */
+static int real_lookup(void *handle, struct real_calls *r)
 {
-	void *p = dlsym(RTLD_NEXT, name);
-	if (!p)
-		real_missing = 1;
-	return p;
+	r->nc_create = (int (*)(const char *, int, int *))dlsym(handle, "nc_create");
+	r->nc__create = (int (*)(const char *, int, size_t, size_t *, int *))dlsym(handle, "nc__create");
+	r->nc_open = (int (*)(const char *, int, int *))dlsym(handle, "nc_open");
+	r->nc__open = (int (*)(const char *, int, size_t *, int *))dlsym(handle, "nc__open");
+	r->nc_sync = (int (*)(int))dlsym(handle, "nc_sync");
+	r->nc_abort = (int (*)(int))dlsym(handle, "nc_abort");
+	r->nc_close = (int (*)(int))dlsym(handle, "nc_close");
+	if (!r->nc_create || !r->nc__create || !r->nc_open || !r->nc__open ||
+	    !r->nc_sync || !r->nc_abort || !r->nc_close)
+		return -1;
+	return r->nc_create == nc_create ? -1 : 0;
 }
+
+/* Where the real calls are.  A program linked with -lnetcdf, or preloaded
+ * with it, has libnetcdf in the global scope: RTLD_NEXT finds it, for every
+ * caller.  A library loaded later with dlopen (a Python extension such as
+ * netCDF4-python's, an R package, a plugin) brings its libnetcdf in its
+ * own local scope, which RTLD_NEXT does not search; its calls still come
+ * here (the preloaded definitions come first in every scope), and the real
+ * ones are those its own scope holds: found by asking the caller's object
+ * (dlsym on it searches it and its dependencies, in load order).  Those are
+ * remembered per calling object, a few of them. */
+static struct real_calls global_real;
+static int have_global;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+#define MAX_CALLERS 16
+static struct {
+	const void *base; /* the calling object (dli_fbase) */
+	struct real_calls r;
+} callers[MAX_CALLERS];
+static int ncallers;
+static pthread_mutex_t callers_lock = PTHREAD_MUTEX_INITIALIZER;
+static int missing_logged;
 
 static void real_resolve(void)
 {
-	real.nc_create = next_symbol("nc_create");
-	real.nc__create = next_symbol("nc__create");
-	real.nc_open = next_symbol("nc_open");
-	real.nc__open = next_symbol("nc__open");
-	real.nc_sync = next_symbol("nc_sync");
-	real.nc_abort = next_symbol("nc_abort");
-	real.nc_close = next_symbol("nc_close");
-	if (real_missing)
-		ffio_log("libffio_netcdf: netCDF's own calls not found (is libnetcdf loaded?)");
+	have_global = real_lookup(RTLD_NEXT, &global_real) == 0;
 	ffio_real_init();
 	ffio_init();
 }
 
-static int real_ready(void)
+/* The real calls for a wrapper called from address caller, or NULL. */
+static const struct real_calls *real_for(const void *caller)
 {
+	const struct real_calls *found = NULL;
+	struct real_calls r;
+	Dl_info info;
+	void *h;
+
 	pthread_once(&real_once, real_resolve);
-	return !real_missing;
+	if (have_global)
+		return &global_real;
+	if (!dladdr(caller, &info) || !info.dli_fbase)
+		goto missing;
+	pthread_mutex_lock(&callers_lock);
+	for (int i = 0; i < ncallers && !found; i++)
+		if (callers[i].base == info.dli_fbase)
+			found = &callers[i].r;
+	if (!found && info.dli_fname && *info.dli_fname &&
+	    (h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD))) {
+		/* The reference is kept: the calls must stay where they are. */
+		if (real_lookup(h, &r) != 0) {
+			dlclose(h);
+		} else if (ncallers < MAX_CALLERS) {
+			callers[ncallers].base = info.dli_fbase;
+			callers[ncallers].r = r;
+			found = &callers[ncallers++].r;
+		} else { /* too many callers to remember: looked up each time */
+			static _Thread_local struct real_calls spare;
+			spare = r;
+			found = &spare;
+		}
+	}
+	pthread_mutex_unlock(&callers_lock);
+	if (found)
+		return found;
+missing:
+	ffio_log_once(&missing_logged, "libffio_netcdf: netCDF's own calls not found (is libnetcdf loaded?)");
+	return NULL;
 }
 
 /* netCDF calls its public functions from inside itself (nc_create calls
@@ -219,60 +273,76 @@ static size_t chunk_for(const char *path)
 
 /* ---- the wrapped calls --------------------------------------------------- */
 
-int nc__create(const char *path, int cmode, size_t initialsz, size_t *chunksizehintp, int *ncidp)
+/* Each wrapper finds the real calls of its caller (real_for), so that a
+ * call behaves as it would without the glue; nc_create and nc_open share
+ * the work of nc__create and nc__open (netCDF's own nc_create is
+ * nc__create with no size hints). */
+#define REAL_OR_FAIL(real)                                                 \
+	const struct real_calls *real = real_for(__builtin_return_address(0)); \
+	if (!real)                                                             \
+		return NC_ENOTBUILT
+
+static int create(const struct real_calls *real, const char *path, int cmode, size_t initialsz,
+		  size_t *chunksizehintp, int *ncidp)
 {
 	size_t chunk = 0;
 	int ret;
 
-	if (!real_ready())
-		return NC_ENOTBUILT;
-	if (depth > 0)
-		return real.nc__create(path, cmode, initialsz, chunksizehintp, ncidp);
 	if (path && !(cmode & NC_NETCDF4) && !(chunksizehintp && *chunksizehintp))
 		chunk = chunk_for(path);
 	depth++;
-	ret = real.nc__create(path, cmode, initialsz, chunk ? &chunk : chunksizehintp, ncidp);
+	ret = real->nc__create(path, cmode, initialsz, chunk ? &chunk : chunksizehintp, ncidp);
 	depth--;
 	if (ret == NC_NOERR && path)
 		remember(*ncidp, path, cmode, 1);
 	return ret;
 }
 
-int nc_create(const char *path, int cmode, int *ncidp)
+int nc__create(const char *path, int cmode, size_t initialsz, size_t *chunksizehintp, int *ncidp)
 {
-	if (!real_ready())
-		return NC_ENOTBUILT;
+	REAL_OR_FAIL(real);
 	if (depth > 0)
-		return real.nc_create(path, cmode, ncidp);
-	return nc__create(path, cmode, 0, NULL, ncidp);
+		return real->nc__create(path, cmode, initialsz, chunksizehintp, ncidp);
+	return create(real, path, cmode, initialsz, chunksizehintp, ncidp);
 }
 
-int nc__open(const char *path, int mode, size_t *chunksizehintp, int *ncidp)
+int nc_create(const char *path, int cmode, int *ncidp)
+{
+	REAL_OR_FAIL(real);
+	if (depth > 0)
+		return real->nc_create(path, cmode, ncidp);
+	return create(real, path, cmode, 0, NULL, ncidp);
+}
+
+static int open_(const struct real_calls *real, const char *path, int mode, size_t *chunksizehintp, int *ncidp)
 {
 	size_t chunk = 0;
 	int ret;
 
-	if (!real_ready())
-		return NC_ENOTBUILT;
-	if (depth > 0)
-		return real.nc__open(path, mode, chunksizehintp, ncidp);
 	if (path && !(chunksizehintp && *chunksizehintp))
 		chunk = chunk_for(path);
 	depth++;
-	ret = real.nc__open(path, mode, chunk ? &chunk : chunksizehintp, ncidp);
+	ret = real->nc__open(path, mode, chunk ? &chunk : chunksizehintp, ncidp);
 	depth--;
 	if (ret == NC_NOERR && path)
 		remember(*ncidp, path, mode, 0);
 	return ret;
 }
 
+int nc__open(const char *path, int mode, size_t *chunksizehintp, int *ncidp)
+{
+	REAL_OR_FAIL(real);
+	if (depth > 0)
+		return real->nc__open(path, mode, chunksizehintp, ncidp);
+	return open_(real, path, mode, chunksizehintp, ncidp);
+}
+
 int nc_open(const char *path, int mode, int *ncidp)
 {
-	if (!real_ready())
-		return NC_ENOTBUILT;
+	REAL_OR_FAIL(real);
 	if (depth > 0)
-		return real.nc_open(path, mode, ncidp);
-	return nc__open(path, mode, NULL, ncidp);
+		return real->nc_open(path, mode, ncidp);
+	return open_(real, path, mode, NULL, ncidp);
 }
 
 int nc_sync(int ncid)
@@ -280,10 +350,9 @@ int nc_sync(int ncid)
 	struct ffio_file *f;
 	int ret, err, writable = 0;
 
-	if (!real_ready())
-		return NC_ENOTBUILT;
+	REAL_OR_FAIL(real);
 	if (depth > 0)
-		return real.nc_sync(ncid);
+		return real->nc_sync(ncid);
 	f = file_of_ncid(ncid, &writable);
 	/* A reader rereads the header: it must come from the file. */
 	if (f && (err = ffio_file_invalidate(f)) < 0) {
@@ -291,7 +360,7 @@ int nc_sync(int ncid)
 		return -err; /* netCDF reports system errors as positive errno */
 	}
 	depth++;
-	ret = real.nc_sync(ncid);
+	ret = real->nc_sync(ncid);
 	depth--;
 	if (ret == NC_NOERR && f && writable && (err = ffio_file_flush(f)) < 0)
 		ret = -err;
@@ -306,10 +375,9 @@ int nc_abort(int ncid)
 	struct stat st;
 	int ret, held = -1;
 
-	if (!real_ready())
-		return NC_ENOTBUILT;
+	REAL_OR_FAIL(real);
 	if (depth > 0)
-		return real.nc_abort(ncid);
+		return real->nc_abort(ncid);
 	n = forget(ncid);
 	if (n && n->created)
 		f = ffio_file_find_inode(n->dev, n->ino);
@@ -318,7 +386,7 @@ int nc_abort(int ncid)
 		held = 1;
 	}
 	depth++;
-	ret = real.nc_abort(ncid);
+	ret = real->nc_abort(ncid);
 	depth--;
 	if (held >= 0) {
 		/* Did netCDF delete the file?  Then nobody will read its data. */
@@ -337,12 +405,11 @@ int nc_close(int ncid)
 {
 	int ret;
 
-	if (!real_ready())
-		return NC_ENOTBUILT;
+	REAL_OR_FAIL(real);
 	if (depth > 0)
-		return real.nc_close(ncid);
+		return real->nc_close(ncid);
 	depth++;
-	ret = real.nc_close(ncid);
+	ret = real->nc_close(ncid);
 	depth--;
 	ncfile_free(forget(ncid)); /* netCDF forgets it even on error */
 	return ret;

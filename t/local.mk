@@ -12,3 +12,4 @@ include t/adio.mk
 include t/netcdf.mk
 include t/trans.mk
 include t/diff.mk
+include t/judges.mk
