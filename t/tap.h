@@ -1,5 +1,9 @@
 /* t/tap.h -- a tiny TAP producer for the C tests: plan, ok, is, skip, done.
- * Each test is a small standalone program; exit 77 skips it as a whole. */
+ * Each test is a small standalone program.  tap_skip_all() skips it as a
+ * whole: a "1..0 # SKIP why" plan, then exit 0.  Under Automake's TAP
+ * driver (tap-driver.sh, without --ignore-exit) the plan says SKIP and any
+ * non-zero exit status, 77 included, is an ERROR: 77 means "skipped" only
+ * to the plain test driver. */
 #ifndef FFIO_TAP_H
 #define FFIO_TAP_H
 
@@ -18,6 +22,7 @@ static inline void tap_plan(int n)
 	fflush(stdout);
 }
 
+/* Skip the whole program, saying why (it exits 0: see above). */
 static inline void tap_skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
