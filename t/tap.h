@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tap_n, tap_failed, tap_planned;
 
@@ -77,6 +78,19 @@ static inline void tap_skip(const char *why)
 				 tap_g_ ? tap_g_ : "(null)", tap_w_ ? tap_w_ : "(null)", \
 				 __FILE__, __LINE__);                               \
 	} while (0)
+
+/* The path of the running program, for a test that executes itself again.
+ * Not "/proc/self/exe" itself: under valgrind that names valgrind's tool,
+ * while reading the link gives the program's path. */
+static inline const char *tap_self(void)
+{
+	static char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return "/proc/self/exe";
+	self[n] = '\0';
+	return self;
+}
 
 /* Exit status for the end of a test program. */
 static inline int tap_done(void)
