@@ -10,3 +10,4 @@ include t/uring.mk
 include t/reliability.mk
 include t/adio.mk
 include t/netcdf.mk
+include t/valgrind.mk
