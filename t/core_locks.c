@@ -30,14 +30,23 @@ static void await(int fd)
 		_exit(98);
 }
 
-/* The bytes at 0 as the file system has them (no ffio on this path). */
-static void raw_read(const char *path, char *buf, size_t n)
+/* The first n bytes of the file as the file system has them (no ffio on
+ * this path), as a string in buf of size bytes: what was read, then a NUL;
+ * "?" when the file cannot be read. */
+static void raw_read(const char *path, char *buf, size_t size, size_t n)
 {
+	ssize_t got = -1;
 	int fd = open(path, O_RDONLY);
-	memset(buf, 0, n);
-	if (fd < 0 || pread(fd, buf, n, 0) < 0)
-		buf[0] = '?';
-	close(fd);
+	if (n >= size)
+		n = size - 1;
+	if (fd >= 0) {
+		got = pread(fd, buf, n, 0);
+		close(fd);
+	}
+	if (got < 0)
+		strcpy(buf, "?");
+	else
+		buf[got] = '\0';
 }
 
 int main(void)
@@ -57,6 +66,10 @@ int main(void)
 	if (pid < 0)
 		return 99;
 	if (pid == 0) { /* the reader */
+		/* Only the writer holds the other ends: should it die, await()
+		 * sees the end of the pipe and the reader exits, not hangs. */
+		close(to_child[1]);
+		close(to_parent[0]);
 		int fd = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
 		int ok = fd >= 0 && ffpread(fd, buf, 4, 0) == 4 && memcmp(buf, "AAAA", 4) == 0;
 		say(to_parent[1]);       /* "AAAA" is now in my cache */
@@ -66,15 +79,17 @@ int main(void)
 		ok = ok && lock(fd, F_UNLCK) == 0 && ffclose(fd) == 0;
 		_exit(ok ? 0 : 1);
 	}
+	close(to_child[0]);
+	close(to_parent[1]);
 	await(to_parent[0]);
 	int fd = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
 	tap_ok(fd >= 0, "the writer opens the file over a cache");
 	tap_is(lock(fd, F_WRLCK), 0, "takes a write lock");
 	tap_is(ffpwrite(fd, "BBBB", 4, 0), 4, "writes under the lock");
-	raw_read(path, buf, 4);
+	raw_read(path, buf, sizeof buf, 4);
 	tap_is_str(buf, "AAAA", "the write is still cached (not on the file yet)");
 	tap_is(lock(fd, F_UNLCK), 0, "releases the lock");
-	raw_read(path, buf, 4);
+	raw_read(path, buf, sizeof buf, 4);
 	tap_is_str(buf, "BBBB", "releasing the lock flushed it");
 	say(to_child[1]);
 	int st;

@@ -13,3 +13,4 @@ include t/netcdf.mk
 include t/trans.mk
 include t/diff.mk
 include t/judges.mk
+include t/valgrind.mk

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 
 	if (!getenv("FF_IO_OPTS")) {
 		setenv("FF_IO_OPTS", SPEC, 1);
-		execv("/proc/self/exe", argv);
+		execv(tap_self(), argv);
 		tap_skip_all("cannot re-execute with FF_IO_OPTS set");
 	}
 	(void)argc;

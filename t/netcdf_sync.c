@@ -20,7 +20,7 @@
 #define SPEC "*.nc(cache:1m:16:0)"
 enum { N = 10 };
 
-static char path[256], dump[256];
+static char path[256], dump[sizeof path + 4];
 
 static void wait_byte(int fd)
 {
@@ -110,7 +110,7 @@ static int put_round(int ncid, int varid, int round)
 
 int main(int argc, char **argv)
 {
-	int ncid, dim, varid, go1, go2, answer, status;
+	int ncid, dim, varid, go1 = -1, go2 = -1, answer = -1, status;
 	unsigned char good;
 	pid_t dumper, reader;
 	char text[4096] = "";
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 
 	if (!getenv("FF_IO_OPTS")) { /* the spec must be there when ffio starts */
 		setenv("FF_IO_OPTS", SPEC, 1);
-		execv("/proc/self/exe", argv);
+		execv(tap_self(), argv);
 		tap_skip_all("cannot re-execute with FF_IO_OPTS set");
 	}
 	(void)argc;

@@ -415,8 +415,8 @@ int main(int argc, char **argv)
 		setenv("FF_IO_LOGFILE", log, 1);
 		setenv("FF_IO_OPEN_DIAGS", "1", 1);
 		setenv("FFIO_POSIX_TEST_RUN", dir, 1);
-		char *args[] = { "/proc/self/exe", argc > 1 ? argv[1] : DEFAULT_SPEC, NULL };
-		execv("/proc/self/exe", args);
+		char *args[] = { (char *)tap_self(), argc > 1 ? argv[1] : DEFAULT_SPEC, NULL };
+		execv(args[0], args);
 		perror("execv");
 		return 1;
 	}

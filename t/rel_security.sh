@@ -55,25 +55,45 @@ big=$(awk 'BEGIN { p = sprintf("%100s", ""); gsub(/ /, "n", p); for (i = 0; i < 
 FF_IO_OPTS=$big LD_PRELOAD=$PRELOAD "$TOOL" fill "$d/b.dat" 4096 8192 >"$d/out" 2>&1
 is "$(cat "$d/out")" "accepted 0 writes 1 write EIO fsync ok close ok" "a ${#big}-byte FF_IO_OPTS (1001 entries): the last entry is in force"
 # -- set-uid programs ignore FF_IO_*
+# Everything the runs as nobody need (the program, a copy of the library
+# it is linked with, a directory to write in) sits in a directory nobody
+# can reach: the build tree may be below one only its owner can enter.
+nobody_can() { $nobody sh -c "$1" sh "$2" 2>/dev/null; }
+suid_skip() { n=$((n + 1)); echo "ok $n # SKIP set-uid test: $1"; }
 if [ -n "$san" ]; then
-	n=$((n + 1)); echo "ok $n # SKIP set-uid test: not with a sanitizer build of the library"
+	suid_skip "not with a sanitizer build of the library"
 elif [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || ! id nobody >/dev/null 2>&1; then
-	n=$((n + 1)); echo "ok $n # SKIP set-uid test needs root, setpriv(1) and the user nobody"
+	suid_skip "needs root, setpriv(1) and the user nobody"
 else
 	CC=${CC:-cc}
-	libdir=$(dirname "$FFIO_LIB")
-	mkdir "$d/suid" && chmod 755 "$d" "$d/suid" && mkdir "$d/suid/out" && chmod 777 "$d/suid/out"
-	if $CC -o "$d/suid/tool" "$top_srcdir/t/rel_tool.c" "$FFIO_LIB" -Wl,--disable-new-dtags,-rpath,"$libdir" \
-		-lpthread 2>"$d/cc.err"; then
-		nobody="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups"
+	nobody="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups"
+	s=$d/suid
+	mkdir "$s" && chmod 755 "$d" "$s"
+	if ! nobody_can 'test -x "$1"' "$s"; then
+		# $TMPDIR is below a directory nobody cannot enter: use /tmp.
+		s=$(mktemp -d /tmp/ffio-suid.XXXXXX) && chmod 755 "$s"
+		[ -n "$FFIO_KEEP_TEST_FILES" ] || trap 'rm -rf "$scratch" "$s"' EXIT
+	fi
+	soname=$(readelf -d "$FFIO_LIB" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+	mkdir "$s/lib" "$s/out" && chmod 755 "$s/lib" && chmod 777 "$s/out" &&
+		cp -L "$FFIO_LIB" "$s/lib/${soname:-$(basename "$FFIO_LIB")}" && chmod 755 "$s/lib/"*
+	# Does the system honour a set-uid bit here (not on a nosuid mount,
+	# not under no_new_privs)?  A set-uid copy of id(1) says.
+	cp "$(command -v id)" "$s/id" && chown root "$s/id" && chmod 4755 "$s/id"
+	if ! nobody_can 'test -x "$1"' "$s/lib"; then
+		suid_skip "the user nobody cannot reach $s"
+	elif [ "$($nobody "$s/id" -u 2>/dev/null)" != 0 ]; then
+		suid_skip "set-uid programs do not run set-uid in $s (nosuid mount or no_new_privs)"
+	elif $CC -o "$s/tool" "$top_srcdir/t/rel_tool.c" "$s/lib/${soname:-$(basename "$FFIO_LIB")}" \
+		-Wl,--disable-new-dtags,-rpath,"$s/lib" -lpthread 2>"$d/cc.err"; then
 		# plain copy run as nobody: FF_IO_OPTS is honoured (the fault shows)
-		FF_IO_OPTS='*.dat(fault:write:EIO:0)' $nobody "$d/suid/tool" fill "$d/suid/out/p.dat" 4096 8192 >"$d/out" 2>&1
+		FF_IO_OPTS='*.dat(fault:write:EIO:0)' $nobody "$s/tool" fill "$s/out/p.dat" 4096 8192 >"$d/out" 2>&1
 		is "$(cat "$d/out")" "accepted 0 writes 1 write EIO fsync ok close ok" "linked program as nobody: FF_IO_OPTS honoured (control)"
-		chown root "$d/suid/tool" && chmod 4755 "$d/suid/tool"
-		FF_IO_OPTS='*.dat(fault:write:EIO:0)' FF_IO_LOGFILE=$d/suid/out/evil.log FF_IO_OPEN_DIAGS=1 \
-			$nobody "$d/suid/tool" fill "$d/suid/out/s.dat" 4096 8192 >"$d/out" 2>&1
+		chown root "$s/tool" && chmod 4755 "$s/tool"
+		FF_IO_OPTS='*.dat(fault:write:EIO:0)' FF_IO_LOGFILE=$s/out/evil.log FF_IO_OPEN_DIAGS=1 \
+			$nobody "$s/tool" fill "$s/out/s.dat" 4096 8192 >"$d/out" 2>&1
 		is "$(cat "$d/out")" "accepted 8192 writes 2 write ok fsync ok close ok" "set-uid copy run as nobody: FF_IO_OPTS ignored"
-		[ ! -e "$d/suid/out/evil.log" ]; ok $? "set-uid copy: FF_IO_LOGFILE ignored (no log file)"
+		[ ! -e "$s/out/evil.log" ]; ok $? "set-uid copy: FF_IO_LOGFILE ignored (no log file)"
 	else
 		sed 's/^/#   /' "$d/cc.err" | head
 		ok 1 "build a program linked with libffio for the set-uid test"

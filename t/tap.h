@@ -1,5 +1,9 @@
 /* t/tap.h -- a tiny TAP producer for the C tests: plan, ok, is, skip, done.
- * Each test is a small standalone program; exit 77 skips it as a whole. */
+ * Each test is a small standalone program.  tap_skip_all() skips it as a
+ * whole: a "1..0 # SKIP why" plan, then exit 0.  Under Automake's TAP
+ * driver (tap-driver.sh, without --ignore-exit) the plan says SKIP and any
+ * non-zero exit status, 77 included, is an ERROR: 77 means "skipped" only
+ * to the plain test driver. */
 #ifndef FFIO_TAP_H
 #define FFIO_TAP_H
 
@@ -8,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tap_n, tap_failed, tap_planned;
 
@@ -18,6 +23,7 @@ static inline void tap_plan(int n)
 	fflush(stdout);
 }
 
+/* Skip the whole program, saying why (it exits 0: see above). */
 static inline void tap_skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
@@ -72,6 +78,19 @@ static inline void tap_skip(const char *why)
 				 tap_g_ ? tap_g_ : "(null)", tap_w_ ? tap_w_ : "(null)", \
 				 __FILE__, __LINE__);                               \
 	} while (0)
+
+/* The path of the running program, for a test that executes itself again.
+ * Not "/proc/self/exe" itself: under valgrind that names valgrind's tool,
+ * while reading the link gives the program's path. */
+static inline const char *tap_self(void)
+{
+	static char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return "/proc/self/exe";
+	self[n] = '\0';
+	return self;
+}
 
 /* Exit status for the end of a test program. */
 static inline int tap_done(void)

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 		setenv("FF_IO_LOGFILE", log, 1);
 		setenv("FFIO_URING_DISABLE", "1", 1);
 		fflush(stdout);
-		execv("/proc/self/exe", argv);
+		execv(tap_self(), argv);
 		perror("execv");
 		return 1;
 	}

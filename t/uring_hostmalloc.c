@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 		if (!lib || access(lib, R_OK) != 0)
 			tap_skip_all("FFIO_LIB not set");
 		setenv("LD_PRELOAD", lib, 1);
-		execv("/proc/self/exe", argv);
+		execv(tap_self(), argv);
 		perror("execv");
 		return 1;
 	}
