@@ -29,6 +29,7 @@
 #define FFIO_MAX_PARAMS 8  /* arguments of one layer */
 
 struct ffio_layer;
+struct statx; /* <sys/stat.h> declares it only with _GNU_SOURCE */
 struct ffio_file;
 
 /* ---- layer descriptors ------------------------------------------------ */
