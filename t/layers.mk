@@ -6,6 +6,7 @@ t_layer_sys_LDADD = libffio.la
 t_layer_event_LDADD = libffio.la
 t_layer_fault_LDADD = libffio.la
 t_layer_delay_LDADD = libffio.la
+check_PROGRAMS += t/blocks
 check_SCRIPTS += t/layer_preload.sh
 TESTS += t/layer_preload.sh
 EXTRA_DIST += t/layer_preload.sh
