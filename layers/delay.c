@@ -12,7 +12,7 @@
  * completion time is computed when it starts; the real I/O is done, then
  * the caller sleeps until that absolute deadline (clock_nanosleep), so the
  * real work is hidden in the simulated cost, not added to it; a wake-up's
- * overshoot is taken off the next request's cost.  An
+ * overshoot is taken off the next requests' cost (at most half of each).  An
  * asynchronous request is handed back (its done() called) from reap()
  * once its deadline has passed.
  */
@@ -74,8 +74,11 @@ static uint64_t delay_deadline(struct delay *d, enum ffio_stat_op op, size_t n)
 	if (d->credit) {
 		/* Give back what the previous sleep overshot, so that a run of
 		 * requests costs the sum of their simulated times, not that
-		 * plus every wake-up latency. */
-		uint64_t c = d->credit < xfer + latency ? d->credit : xfer + latency;
+		 * plus every wake-up latency; at most half of this request's
+		 * own cost, so that on a busy machine no request looks free (a
+		 * cache above times its loads to tell a device from memory). */
+		uint64_t half = (xfer + latency) / 2;
+		uint64_t c = d->credit < half ? d->credit : half;
 		deadline -= c;
 		d->credit -= c;
 	}

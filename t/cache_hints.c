@@ -165,6 +165,5 @@ int main(void)
 	test_strided_pages(path);
 	test_dense_stride(path);
 	test_no_ahead(path);
-	tap_done();
-	return 0;
+	return tap_done();
 }

@@ -230,6 +230,5 @@ int main(void)
 	test_runs(path);
 	test_side_by_side(path);
 	test_mixed(path);
-	tap_done();
-	return 0;
+	return tap_done();
 }
