@@ -317,6 +317,9 @@ int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max);
  * (copy_file_range, sendfile): flush and set every description's kernel
  * offset to its position. */
 int ffio_file_sync_kernel(struct ffio_file *f);
+/* Give each description's kernel descriptor its position (f->lock held):
+ * 0 or the first error (pipes, which have no offset, are no error). */
+int ffio_file_give_offsets(struct ffio_file *f);
 /* From now on the kernel sees every call on f as it is made: flush, give
  * each description's kernel twin its position, close the stack.  With
  * forever, later opens of the file in this process are not managed either

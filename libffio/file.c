@@ -181,8 +181,7 @@ static void close_stack(struct ffio_file *f)
 	f->fd = -1;
 }
 
-/* Give each description's kernel twin its position (f->lock held). */
-static int sync_offsets(struct ffio_file *f)
+int ffio_file_give_offsets(struct ffio_file *f)
 {
 	int first = 0;
 	for (struct ffio_ofd *o = f->ofds; o; o = o->next)
@@ -203,7 +202,7 @@ static int pass_through_locked(struct ffio_file *f, int forever)
 	err = ffio_layer_flush(f->top);
 	ffio_in_lib--;
 	ffio_file_set_error(f, err);
-	int e2 = sync_offsets(f);
+	int e2 = ffio_file_give_offsets(f);
 	close_stack(f);
 	f->through = 1;
 	return err < 0 ? err : e2;
@@ -658,7 +657,7 @@ int ffio_flush_all(void)
 				first = err;
 		}
 		if (!f->through)
-			(void)sync_offsets(f);
+			(void)ffio_file_give_offsets(f);
 		pthread_mutex_unlock(&f->lock);
 	}
 	pthread_mutex_unlock(&files_lock);

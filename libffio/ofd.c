@@ -357,10 +357,7 @@ static int do_sync_kernel(struct ffio_file *f)
 	int err = STACK(f, ffio_layer_flush(f->top), 0);
 	if (err < 0 || f->through)
 		return err;
-	for (struct ffio_ofd *o = f->ofds; o; o = o->next)
-		if (ffio_real.lseek(o->kfd, o->pos, SEEK_SET) < 0 && errno != ESPIPE)
-			return -errno;
-	return 0;
+	return ffio_file_give_offsets(f);
 }
 
 int ffio_file_sync_kernel(struct ffio_file *f)
