@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ffio-internal.h"
+#include "interpose.h" /* managed(): the description behind a descriptor */
 
 /* ---- the C library's calls ---------------------------------------------- */
 
@@ -59,15 +60,6 @@ static void real_aio_init(void)
 	pthread_once(&real_aio_once, real_aio_resolve);
 }
 
-/* The managed description behind fd, or NULL when the call is not ffio's
- * (not managed, passed through to the kernel, or made inside ffio). */
-static struct ffio_ofd *managed(int fd)
-{
-	struct ffio_ofd *o = ffio_fd_get(fd);
-	if (!o || ffio_in_lib || o->is_private || o->file->through)
-		return NULL;
-	return o;
-}
 
 /* ---- completed control blocks ------------------------------------------- */
 

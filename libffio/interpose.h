@@ -1,5 +1,5 @@
 /* libffio/interpose.h -- what the interposed C-library names share
- * (posix.c, process.c, aio.c): readiness of the real functions, the
+ * (posix.c, process.c, aio.c, api.c): readiness of the real functions, the
  * conversion of internal results at the POSIX boundary, the reentrancy
  * guard, and the rule for which descriptors ffio manages. */
 #ifndef FFIO_INTERPOSE_H
