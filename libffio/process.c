@@ -277,10 +277,10 @@ static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
 static void stream_track(FILE *fp)
 {
 	struct stat st;
-	if (fp == NULL || ffio_in_lib || ffio_in_vfork_child())
+	if (fp == NULL || ffio_in_lib)
 		return;
 	int fd = fileno(fp);
-	if (fd < 0 || ffio_real.fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (fd < 0 || ffio_real.fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ffio_in_vfork_child())
 		return;
 	struct stream *s = malloc(sizeof *s);
 	if (s == NULL)
@@ -342,10 +342,16 @@ FILE *fdopen(int fd, const char *mode)
 int fclose(FILE *stream)
 {
 	NEED(fclose, return EOF);
-	if (ffio_in_lib || stream == NULL || ffio_in_vfork_child())
+	if (ffio_in_lib || stream == NULL)
 		return ffio_real.fclose(stream);
 	int fd = fileno(stream);
+	/* Most streams are neither tracked nor on a descriptor in the table:
+	 * they cost no more than the C library's fclose. */
+	int ours = __atomic_load_n(&streams, __ATOMIC_RELAXED) != NULL ||
+		   (fd >= 0 && ffio_fd_get(fd) != NULL);
 	int rc = ffio_real.fclose(stream);
+	if (!ours || ffio_in_vfork_child())
+		return rc;
 	int err = errno;
 	stream_untrack(stream);
 	if (fd >= 0 && ffio_fd_get(fd) != NULL)
