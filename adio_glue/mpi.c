@@ -22,12 +22,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ffio-internal.h"
+#include "ffio_ext.h"
 
 /* ---- the MPI files this process has open ---------------------------------- */
 
@@ -177,7 +178,7 @@ static void after_init(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	snprintf(name, sizeof(name), "FF_IO_OPTS_RANK%d", my_rank);
 	text = getenv(name);
-	if (text && ffio_hint_set_rank_spec(text, name, err, sizeof(err)) < 0)
+	if (text && ffio_rank_spec_set(text, name, err, sizeof(err)) < 0)
 		ffio_log("%s", err);
 }
 
@@ -210,7 +211,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 	if (info != MPI_INFO_NULL)
 		PMPI_Info_get(info, "ffio_opts", MPI_MAX_INFO_VAL, stack, &flag);
 	if (flag) {
-		int ret = ffio_hint_push(path, stack, err, sizeof(err));
+		int ret = ffio_override_push(path, stack, err, sizeof(err));
 		if (ret < 0)
 			ffio_log("%s", ret == -EINVAL ? err : strerror(-ret));
 		else
@@ -218,7 +219,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 	}
 	int rc = PMPI_File_open(comm, filename, amode, info, fh);
 	if (pushed)
-		ffio_hint_pop(path);
+		ffio_override_pop(path);
 	if (rc != MPI_SUCCESS)
 		return rc;
 
@@ -249,7 +250,7 @@ int MPI_File_close(MPI_File *fh)
 	if (f) {
 		ret = ffio_file_flush(f);
 		keep_stats(m, f);
-		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 0);
+		ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, 0);
 	}
 	if (m)
 		mfile_remove(m);
@@ -289,7 +290,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 	if (m)
 		m->atomic = flag != 0;
 	if (f && ret == 0)
-		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, flag != 0);
+		ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, flag != 0);
 	ffio_file_put(f);
 	if (ret < 0)
 		return io_error(-ret);
@@ -309,12 +310,12 @@ static int resize(MPI_File fh, MPI_Offset size, int (*call)(MPI_File, MPI_Offset
 
 	if (f) {
 		ret = ffio_file_flush(f);
-		ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 1);
+		ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, 1);
 	}
 	int rc = call(fh, size);
 	if (!f)
 		return rc;
-	ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, m->atomic);
+	ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, m->atomic);
 	int e = rc == MPI_SUCCESS ? ffio_file_invalidate(f) : 0;
 	ffio_file_put(f);
 	if (rc != MPI_SUCCESS)

@@ -10,10 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "ffio-internal.h"
+#include "ffio_ext.h"
 
 static inline double bench_now(void)
 {

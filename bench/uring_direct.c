@@ -48,8 +48,6 @@ static double scattered_async(const char *path, char *buf)
 	char spec[32];
 	snprintf(spec, sizeof spec, "uring.direct:%zu", depth);
 	int fd = open_direct(path, spec);
-	struct ffio_file *f = ffio_fd_file(fd);
-	struct ffio_layer above = { .below = f->top, .file = f };
 	struct ffio_req *r = calloc(nreads, sizeof *r);
 	struct iovec *iov = calloc(nreads, sizeof *iov);
 	ndone = 0;
@@ -58,13 +56,13 @@ static double scattered_async(const char *path, char *buf)
 		iov[i] = (struct iovec){ buf + (i % depth) * 4096, 4096 };
 		r[i] = (struct ffio_req){ .op = FFIO_OP_READ, .iov = &iov[i], .iovcnt = 1,
 					  .off = pick(i), .done = done };
-		if (ffio_below_submit(&above, &r[i]) < 0)
+		if (ffio_submit(fd, &r[i]) < 0)
 			exit(1);
-		if (i % depth == depth - 1 && ffio_below_commit(&above) < 0)
+		if (i % depth == depth - 1 && ffio_commit(fd) < 0)
 			exit(1);
 	}
 	while (ndone < (int)nreads)
-		if (ffio_below_reap(&above, 1) < 0)
+		if (ffio_reap(fd, 1) < 0)
 			exit(1);
 	double t = bench_now() - t0;
 	ffclose(fd);
@@ -100,15 +98,13 @@ static double open_close_ring(const char *path)
 	double t0 = bench_now();
 	for (int i = 0; i < 1000; i++) {
 		int fd = open_direct(path, "uring.direct:64");
-		struct ffio_file *f = ffio_fd_file(fd);
-		struct ffio_layer above = { .below = f->top, .file = f };
 		struct iovec iov = { b, 4096 };
 		struct ffio_req r = { .op = FFIO_OP_READ, .iov = &iov, .iovcnt = 1, .done = done };
 		ndone = 0;
-		if (ffio_below_submit(&above, &r) < 0 || ffio_below_commit(&above) < 0)
+		if (ffio_submit(fd, &r) < 0 || ffio_commit(fd) < 0)
 			exit(1);
 		while (ndone < 1)
-			if (ffio_below_reap(&above, 1) < 0)
+			if (ffio_reap(fd, 1) < 0)
 				exit(1);
 		ffclose(fd);
 	}

@@ -139,29 +139,24 @@ static void slot_done(struct ffio_req *r)
 static double run_async(const char *path, const char *spec, char *buf[2])
 {
 	int fd = open_or_die(path, spec);
-	struct ffio_file *f = ffio_fd_file(fd);
-	struct ffio_layer *b = f->top;
-	while (b->below)
-		b = b->below;
-	struct ffio_layer above = { .below = b, .file = f };
 	struct slot sl[2] = { { .busy = 0 }, { .busy = 0 } };
 	double t0 = bench_now();
 	for (int s = 0; s < steps; s++) {
 		struct slot *x = &sl[s % 2];
 		compute();
 		while (x->busy)
-			if (ffio_below_reap(&above, 1) < 0)
+			if (ffio_reap(fd, 1) < 0)
 				exit(1);
 		x->iov = (struct iovec){ buf[s % 2], block };
 		x->r = (struct ffio_req){ .op = FFIO_OP_WRITE, .iov = &x->iov, .iovcnt = 1,
 					  .off = (off_t)s * (off_t)block, .done = slot_done, .data = x };
 		x->busy = 1;
-		if (ffio_below_submit(&above, &x->r) < 0 || ffio_below_commit(&above) < 0)
+		if (ffio_submit(fd, &x->r) < 0 || ffio_commit(fd) < 0)
 			exit(1);
-		ffio_below_reap(&above, 0);
+		ffio_reap(fd, 0);
 	}
 	while (sl[0].busy || sl[1].busy)
-		if (ffio_below_reap(&above, 1) < 0)
+		if (ffio_reap(fd, 1) < 0)
 			exit(1);
 	if (ffclose(fd) < 0)
 		exit(1);

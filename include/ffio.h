@@ -17,21 +17,26 @@
 extern "C" {
 #endif
 
+/* The names libffio.so exports; everything else in it is its own. */
+#ifndef FFIO_API
+#define FFIO_API __attribute__((visibility("default")))
+#endif
+
 /* Open path with the layers of spec (a stack without pattern, e.g.
  * "event.summary, cache:1m:64:4, sys").  spec NULL: use the FF_IO_OPTS
  * entry matching path, or a plain sys stack when none matches.  Returns a
  * descriptor or -1 (errno EINVAL for a malformed spec, with a message). */
-int ffopen(const char *path, int flags, mode_t mode, const char *spec);
-ssize_t ffread(int fd, void *buf, size_t n);
-ssize_t ffwrite(int fd, const void *buf, size_t n);
-ssize_t ffpread(int fd, void *buf, size_t n, off_t off);
-ssize_t ffpwrite(int fd, const void *buf, size_t n, off_t off);
-off_t ffseek(int fd, off_t off, int whence);
+FFIO_API int ffopen(const char *path, int flags, mode_t mode, const char *spec);
+FFIO_API ssize_t ffread(int fd, void *buf, size_t n);
+FFIO_API ssize_t ffwrite(int fd, const void *buf, size_t n);
+FFIO_API ssize_t ffpread(int fd, void *buf, size_t n, off_t off);
+FFIO_API ssize_t ffpwrite(int fd, const void *buf, size_t n, off_t off);
+FFIO_API off_t ffseek(int fd, off_t off, int whence);
 /* Push buffered writes to the file system (no kernel sync). */
-int ffflush(int fd);
+FFIO_API int ffflush(int fd);
 /* ffflush, the kernel's fsync, and drop clean cached data. */
-int fffsync(int fd);
-int ffclose(int fd);
+FFIO_API int fffsync(int fd);
+FFIO_API int ffclose(int fd);
 
 /* Statistics of one layer of a file's stack. */
 enum ffio_stat_op {
@@ -50,10 +55,10 @@ struct ffio_stats {
 /* Fill up to max entries (one per layer that keeps statistics, top first);
  * returns the number filled, or -1 with errno EBADF when fd is not an ffio
  * file. */
-int ffgetstats(int fd, struct ffio_stats *st, int max);
+FFIO_API int ffgetstats(int fd, struct ffio_stats *st, int max);
 
 /* Is fd managed by ffio (1) or not (0)? */
-int ffio_is_managed(int fd);
+FFIO_API int ffio_is_managed(int fd);
 
 #ifdef __cplusplus
 }

@@ -211,7 +211,7 @@ struct chunk {
 
 static int is_sieve(const struct cache *c)
 {
-	return (c->flags & FFIO_CACHE_SIEVE) || (c->base.file->hints & FFIO_FILE_SIEVE);
+	return (c->flags & FFIO_CACHE_SIEVE) || (c->base.file->glue_flags & FFIO_FILE_SIEVE);
 }
 
 /* ---- dirty extents ----------------------------------------------------- */
@@ -1886,7 +1886,7 @@ static ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off
 	 * their pages are free for this write and the next runs. */
 	if (c->nreq > 0 && (err = ffio_below_reap(&c->base, 0)) < 0)
 		ffio_file_set_error(c->base.file, err);
-	if ((c->flags & FFIO_CACHE_WT) || (c->base.file->hints & FFIO_FILE_WRITETHROUGH))
+	if ((c->flags & FFIO_CACHE_WT) || (c->base.file->glue_flags & FFIO_FILE_WRITETHROUGH))
 		return write_around(c, buf, n, off);
 	/* Large aligned writes go straight below, unless the layer below
 	 * writes behind asynchronously and the application leaves it time

@@ -1,5 +1,5 @@
 # layers/local.mk -- one source file per layer, all linked into libffio.
-libffio_la_SOURCES += \
+libffio_core_la_SOURCES += \
 	layers/sys.c \
 	layers/event.c \
 	layers/fault.c \

@@ -287,7 +287,7 @@ static int fail(int err)
 		return r_ < 0 ? fail(-r_) : 0;                                            \
 	} while (0)
 
-int aio_read(struct aiocb *cb)
+FFIO_EXPORT int aio_read(struct aiocb *cb)
 {
 	done_forget(cb);
 	CB_SUBMIT(cb, AIO_READ);
@@ -295,7 +295,7 @@ int aio_read(struct aiocb *cb)
 	return real_aio.aio_read(cb);
 }
 
-int aio_write(struct aiocb *cb)
+FFIO_EXPORT int aio_write(struct aiocb *cb)
 {
 	done_forget(cb);
 	CB_SUBMIT(cb, AIO_WRITE);
@@ -303,7 +303,7 @@ int aio_write(struct aiocb *cb)
 	return real_aio.aio_write(cb);
 }
 
-int aio_fsync(int op, struct aiocb *cb)
+FFIO_EXPORT int aio_fsync(int op, struct aiocb *cb)
 {
 	if (op != O_SYNC && op != O_DSYNC)
 		return fail(EINVAL);
@@ -313,7 +313,7 @@ int aio_fsync(int op, struct aiocb *cb)
 	return real_aio.aio_fsync(op, cb);
 }
 
-int aio_error(const struct aiocb *cb)
+FFIO_EXPORT int aio_error(const struct aiocb *cb)
 {
 	int error;
 
@@ -323,7 +323,7 @@ int aio_error(const struct aiocb *cb)
 	return real_aio.aio_error(cb);
 }
 
-ssize_t aio_return(struct aiocb *cb)
+FFIO_EXPORT ssize_t aio_return(struct aiocb *cb)
 {
 	int error;
 	ssize_t result;
@@ -338,7 +338,7 @@ ssize_t aio_return(struct aiocb *cb)
 	return real_aio.aio_return(cb);
 }
 
-int aio_suspend(const struct aiocb *const list[], int n, const struct timespec *timeout)
+FFIO_EXPORT int aio_suspend(const struct aiocb *const list[], int n, const struct timespec *timeout)
 {
 	/* Our requests are complete as soon as they are submitted. */
 	for (int i = 0; i < n; i++)
@@ -348,7 +348,7 @@ int aio_suspend(const struct aiocb *const list[], int n, const struct timespec *
 	return real_aio.aio_suspend(list, n, timeout);
 }
 
-int aio_cancel(int fd, struct aiocb *cb)
+FFIO_EXPORT int aio_cancel(int fd, struct aiocb *cb)
 {
 	if (cb && cb->aio_fildes != fd)
 		return fail(EINVAL);
@@ -360,7 +360,7 @@ int aio_cancel(int fd, struct aiocb *cb)
 	return real_aio.aio_cancel(fd, cb);
 }
 
-int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev)
+FFIO_EXPORT int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev)
 {
 	struct aiocb **rest;
 	int nrest = 0, failed = 0;
@@ -421,7 +421,7 @@ int lio_listio(int mode, struct aiocb *const list[], int n, struct sigevent *sev
 /* 32-bit targets without _FILE_OFFSET_BITS=64: the 64 variants have a
  * different control block; only the submitting calls need their own
  * definitions there, the others treat the block as opaque. */
-int aio_read64(struct aiocb64 *cb)
+FFIO_EXPORT int aio_read64(struct aiocb64 *cb)
 {
 	done_forget(cb);
 	CB_SUBMIT(cb, AIO_READ);
@@ -431,7 +431,7 @@ int aio_read64(struct aiocb64 *cb)
 	return real(cb);
 }
 
-int aio_write64(struct aiocb64 *cb)
+FFIO_EXPORT int aio_write64(struct aiocb64 *cb)
 {
 	done_forget(cb);
 	CB_SUBMIT(cb, AIO_WRITE);
@@ -442,14 +442,14 @@ int aio_write64(struct aiocb64 *cb)
 }
 #else
 /* The 64 names are the same calls. */
-int aio_read64(struct aiocb64 *cb) __attribute__((alias("aio_read")));
-int aio_write64(struct aiocb64 *cb) __attribute__((alias("aio_write")));
-int aio_fsync64(int op, struct aiocb64 *cb) __attribute__((alias("aio_fsync")));
-int aio_error64(const struct aiocb64 *cb) __attribute__((alias("aio_error")));
-ssize_t aio_return64(struct aiocb64 *cb) __attribute__((alias("aio_return")));
-int aio_suspend64(const struct aiocb64 *const list[], int n, const struct timespec *timeout)
+FFIO_EXPORT int aio_read64(struct aiocb64 *cb) __attribute__((alias("aio_read")));
+FFIO_EXPORT int aio_write64(struct aiocb64 *cb) __attribute__((alias("aio_write")));
+FFIO_EXPORT int aio_fsync64(int op, struct aiocb64 *cb) __attribute__((alias("aio_fsync")));
+FFIO_EXPORT int aio_error64(const struct aiocb64 *cb) __attribute__((alias("aio_error")));
+FFIO_EXPORT ssize_t aio_return64(struct aiocb64 *cb) __attribute__((alias("aio_return")));
+FFIO_EXPORT int aio_suspend64(const struct aiocb64 *const list[], int n, const struct timespec *timeout)
 	__attribute__((alias("aio_suspend")));
-int aio_cancel64(int fd, struct aiocb64 *cb) __attribute__((alias("aio_cancel")));
-int lio_listio64(int mode, struct aiocb64 *const list[], int n, struct sigevent *sev)
+FFIO_EXPORT int aio_cancel64(int fd, struct aiocb64 *cb) __attribute__((alias("aio_cancel")));
+FFIO_EXPORT int lio_listio64(int mode, struct aiocb64 *const list[], int n, struct sigevent *sev)
 	__attribute__((alias("lio_listio")));
 #endif

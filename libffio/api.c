@@ -69,8 +69,7 @@ int ffopen(const char *path, int flags, mode_t mode, const char *spec)
 	if (spec) {
 		e = stack_for(spec, &err);
 	} else {
-		if (ffio_global_spec)
-			e = ffio_spec_match(ffio_global_spec, path);
+		e = ffio_entry_for(path);
 		if (!e)
 			e = stack_for("sys", &err);
 	}

@@ -24,8 +24,8 @@
 #include <sys/uio.h>
 
 #include "ffio.h"
+#include "ffio_ext.h"
 
-#define FFIO_MAX_LAYERS 16 /* layers in one stack */
 #define FFIO_MAX_PARAMS 8  /* arguments of one layer */
 
 struct ffio_layer;
@@ -64,22 +64,7 @@ struct ffio_flag {
 
 struct ffio_layer_spec;
 
-/* An asynchronous request (queue/commit/reap, as fio's ioengines).  The
- * submitter owns the request and the buffers until done() has been called.
- * res is the byte count or -errno.  A synchronous bottom layer performs the
- * request in submit() and calls done() before returning. */
-enum ffio_op { FFIO_OP_READ, FFIO_OP_WRITE, FFIO_OP_FSYNC, FFIO_OP_FDATASYNC };
-
-struct ffio_req {
-	enum ffio_op op;
-	const struct iovec *iov;
-	int iovcnt;
-	off_t off;
-	ssize_t res;
-	void (*done)(struct ffio_req *r);
-	void *data;            /* the submitter's */
-	struct ffio_req *next; /* the owning layer's while in flight */
-};
+/* Asynchronous requests (enum ffio_op, struct ffio_req): ffio_ext.h. */
 
 /* The descriptor and method table of one layer.  Each layers/<name>.c
  * exports one of these.  A NULL method passes the call through to the
@@ -252,16 +237,8 @@ struct ffio_file {
 	struct ffio_ofd *ofds;    /* its open descriptions (files lock) */
 	struct ffio_ofd priv;     /* the table entry of fd (is_private) */
 	struct ffio_file *next, *prev; /* list of open files (files lock) */
-	unsigned hints;           /* FFIO_FILE_* from callers that know more */
+	unsigned glue_flags;      /* FFIO_FILE_* (ffio_ext.h), from glue that knows more */
 };
-
-/* ffio_file.hints, set by glue that knows more than the spec (with
- * f->lock held): FFIO_FILE_SIEVE: one writer (netCDF opened it for writing
- * without NC_SHARE): a cache may fill gaps as with .sieve.
- * FFIO_FILE_WRITETHROUGH: MPI atomic mode: a cache writes through, as
- * with .wt. */
-#define FFIO_FILE_SIEVE 0x1u
-#define FFIO_FILE_WRITETHROUGH 0x2u
 
 /* Open path for the application (entry e, or NULL: only when the file is
  * already open through ffio) and manage the descriptor: the kernel opens
@@ -307,12 +284,10 @@ void ffio_ofd_set_flags(struct ffio_ofd *o, int flags);
 /* Operations on a file (every description); each takes f->lock. */
 ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off);
-int ffio_file_flush(struct ffio_file *f);
-int ffio_file_fsync(struct ffio_file *f, int datasync);
 int ffio_file_truncate(struct ffio_file *f, off_t len);
 int ffio_file_size(struct ffio_file *f, off_t *len);
-int ffio_file_invalidate(struct ffio_file *f); /* flush, then drop clean data */
-int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max);
+/* ffio_file_flush, _fsync, _invalidate, _discard, _stats, _find_inode,
+ * _put, _hold, _unhold and _set_flag: ffio_ext.h. */
 /* Make the kernel's view current before another path reads the file
  * (copy_file_range, sendfile): flush and set every description's kernel
  * offset to its position. */
@@ -335,19 +310,6 @@ void ffio_kernel_release(dev_t dev, ino_t ino);
 void ffio_file_set_error(struct ffio_file *f, int err);
 /* The deferred error, cleared (0 if none). Call with f->lock held. */
 int ffio_file_take_error(struct ffio_file *f);
-/* The file open on (dev, ino), or NULL; a non-NULL result is held: give it
- * back with ffio_file_put. */
-struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino);
-void ffio_file_put(struct ffio_file *f);
-/* Keep f's stack open while its descriptors are closed (the netCDF glue
- * around nc_abort): ffio_file_hold, then ffio_file_unhold closes it when
- * no descriptor is left. */
-void ffio_file_hold(struct ffio_file *f);
-int ffio_file_unhold(struct ffio_file *f);
-/* Drop f's buffered data without writing it: every layer's discard
- * method, top down (takes f->lock).  -ENOTSUP when no layer has one (the
- * data will then be written as usual). */
-int ffio_file_discard(struct ffio_file *f);
 
 /* Every open file: flush and set the kernel offsets (before exec and
  * spawn; errors are recorded on their files and logged), run atexit hooks
@@ -401,19 +363,12 @@ int ffio_layer_close(struct ffio_layer *l);
 int ffio_below_pread_full(struct ffio_layer *l, void *buf, size_t n, off_t off, size_t *got);
 int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
 
-/* ---- hints from callers that know more (hint.c; the MPI glue) --------- */
+/* ---- which entry governs a path (govern.c) ----------------------------- */
 
-/* "Opens of path use this stack" (the MPI_Info hint ffio_opts) until the
- * matching pop.  0 or -errno (-EINVAL with a message in err). */
-int ffio_hint_push(const char *path, const char *stack, char *err, size_t errlen);
-void ffio_hint_pop(const char *path);
-/* An extra spec consulted before FF_IO_OPTS (FF_IO_OPTS_RANK<n>). */
-int ffio_hint_set_rank_spec(const char *text, const char *source, char *err, size_t errlen);
-/* The entry a hint gives path, or NULL: the open wrapper consults it
- * before ffio_spec_match(ffio_global_spec, path). */
-struct ffio_entry *ffio_hint_match(const char *path);
-/* Set or clear hint bits of f (FFIO_FILE_*), under its lock. */
-void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on);
+/* The entry an open of path gets: an override (ffio_override_push), the
+ * rank's spec, then FF_IO_OPTS; NULL when none matches.  The overrides and
+ * ffio_file_set_flag are declared in ffio_ext.h. */
+struct ffio_entry *ffio_entry_for(const char *path);
 
 /* ---- the fd table ------------------------------------------------------ */
 
@@ -559,10 +514,7 @@ extern int ffio_logformat_json;   /* FF_IO_LOGFORMAT=json */
 
 /* ---- logging ----------------------------------------------------------- */
 
-/* One line (no trailing newline needed) to FF_IO_LOGFILE, prefixed "ffio: ". */
-void ffio_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Raw text to the log (summaries, traces, JSON), no prefix. */
-void ffio_log_raw(const char *text, size_t len);
+/* ffio_log and ffio_log_raw: ffio_ext.h. */
 /* Like ffio_log, but only the first time for a given key. */
 void ffio_log_once(int *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A label for layer l: "event[1] of *.dat (above cache)". */

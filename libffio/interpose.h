@@ -8,6 +8,11 @@
 #include <errno.h>
 #include "ffio-internal.h"
 
+/* A C-library name ffio interposes: exported from libffio.so, which
+ * otherwise exports only the API of ffio.h and ffio_ext.h (the library is
+ * built with -fvisibility=hidden). */
+#define FFIO_EXPORT __attribute__((visibility("default")))
+
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 

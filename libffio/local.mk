@@ -1,9 +1,14 @@
 # libffio/local.mk -- the core library: spec parser, layer stack, file table,
 # interposition, direct API.  Layer sources are added by layers/local.mk.
+# The code is built once, as a convenience library: libffio.so is made of
+# it and exports only the API of ffio.h and ffio_ext.h and the C-library
+# names it interposes (-fvisibility=hidden; FFIO_API, FFIO_EXPORT).  Tests
+# of internals link the convenience library itself.
 lib_LTLIBRARIES += libffio.la
-include_HEADERS += include/ffio.h
+noinst_LTLIBRARIES += libffio_core.la
+include_HEADERS += include/ffio.h include/ffio_ext.h
 noinst_HEADERS += libffio/ffio-internal.h libffio/interpose.h
-libffio_la_SOURCES = \
+libffio_core_la_SOURCES = \
 	libffio/log.c \
 	libffio/real.c \
 	libffio/init.c \
@@ -18,10 +23,13 @@ libffio_la_SOURCES = \
 	libffio/posix.c \
 	libffio/process.c \
 	libffio/aio.c \
-	libffio/hint.c
-libffio_la_SOURCES += libffio/signal.c
-libffio_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=default
-libffio_la_LIBADD = $(LIBURING_LIBS) $(JEMALLOC_LIBS) -ldl
+	libffio/govern.c \
+	libffio/ext.c
+libffio_core_la_SOURCES += libffio/signal.c
+libffio_core_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=hidden
+libffio_core_la_LIBADD = $(LIBURING_LIBS) $(JEMALLOC_LIBS) -ldl
+libffio_la_SOURCES =
+libffio_la_LIBADD = libffio_core.la
 libffio_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 EXTRA_DIST += libffio/ffio.pc.in bin/ffio-run.in
 bin_SCRIPTS += bin/ffio-run

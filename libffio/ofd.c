@@ -410,16 +410,16 @@ int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max)
 	return LOCKED(f, do_stats(f, st, max));
 }
 
-static int do_set_hint(struct ffio_file *f, unsigned bit, int on)
+static int do_set_flag(struct ffio_file *f, unsigned flag, int on)
 {
 	if (on)
-		f->hints |= bit;
+		f->glue_flags |= flag;
 	else
-		f->hints &= ~bit;
+		f->glue_flags &= ~flag;
 	return 0;
 }
 
-void ffio_file_set_hint(struct ffio_file *f, unsigned bit, int on)
+void ffio_file_set_flag(struct ffio_file *f, unsigned flag, int on)
 {
-	(void)LOCKED(f, do_set_hint(f, bit, on));
+	(void)LOCKED(f, do_set_flag(f, flag, on));
 }

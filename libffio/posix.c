@@ -102,9 +102,7 @@ static int open_impl(int dirfd, const char *path, int flags, mode_t mode)
 	}
 	IN_LIB((ffio_init(), 0));
 	NEED(openat, return (int)result(syscall(SYS_openat, dirfd, path, flags, mode)));
-	struct ffio_entry *e = IN_LIB(ffio_hint_match(path));
-	if (e == NULL && ffio_global_spec != NULL)
-		e = IN_LIB(ffio_spec_match(ffio_global_spec, path));
+	struct ffio_entry *e = IN_LIB(ffio_entry_for(path));
 	if (e != NULL && ffio_open_diags)
 		IN_LIB((ffio_log("open %s: entry %d (%s)", path, e->index, e->pattern), 0));
 	return (int)result(IN_LIB(ffio_open(e, dirfd, path, flags, mode, 0)));
@@ -117,7 +115,7 @@ static mode_t open_mode(int flags, va_list ap)
 	return 0;
 }
 
-int open(const char *path, int flags, ...)
+FFIO_EXPORT int open(const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
@@ -126,7 +124,7 @@ int open(const char *path, int flags, ...)
 	return open_impl(AT_FDCWD, path, flags, mode);
 }
 
-int openat(int dirfd, const char *path, int flags, ...)
+FFIO_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
@@ -135,14 +133,14 @@ int openat(int dirfd, const char *path, int flags, ...)
 	return open_impl(dirfd, path, flags, mode);
 }
 
-int creat(const char *path, mode_t mode)
+FFIO_EXPORT int creat(const char *path, mode_t mode)
 {
 	return open_impl(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
 /* _FORTIFY_SOURCE opens without a mode; creating without one is a bug that
  * glibc's own check reports (and aborts). */
-int __open_2(const char *path, int flags)
+FFIO_EXPORT int __open_2(const char *path, int flags)
 {
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		NEED(__open_2, abort());
@@ -151,7 +149,7 @@ int __open_2(const char *path, int flags)
 	return open_impl(AT_FDCWD, path, flags, 0);
 }
 
-int __openat_2(int dirfd, const char *path, int flags)
+FFIO_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
 	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
 		NEED(__openat_2, abort());
@@ -172,7 +170,7 @@ static SLOW int close_slow(int fd)
 	return (int)result(IN_LIB(ffio_fd_close(fd, 1)));
 }
 
-int close(int fd)
+FFIO_EXPORT int close(int fd)
 {
 	if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY &&
 		   ffio_real.close && !ffio_fd_get(fd)))
@@ -252,7 +250,7 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 			return ffio_real.name args;                                             \
 		return (ret)result(IN_LIB(call));                                               \
 	}                                                                                       \
-	ret name params                                                                         \
+	FFIO_EXPORT ret name params                                                             \
 	{                                                                                       \
 		if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && \
 			   ffio_real.name && !ffio_fd_get(fd)))                                  \
@@ -262,14 +260,14 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 FD_CALLS(FD_WRAPPER)
 
 /* _FORTIFY_SOURCE's checked reads. */
-ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+FFIO_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 	if (n > buflen)
 		__chk_fail();
 	return read(fd, buf, n);
 }
 
-ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+FFIO_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
 	if (n > buflen)
 		__chk_fail();
@@ -292,7 +290,7 @@ static struct ffio_file *file_of_stat(const struct stat *st)
 	return f;
 }
 
-int truncate(const char *path, off_t len)
+FFIO_EXPORT int truncate(const char *path, off_t len)
 {
 	NEED(truncate, NOSYS);
 	NEED(stat, NOSYS);
@@ -343,7 +341,7 @@ static struct ffio_ofd *empty_path_ofd(int dirfd, const char *path, int flags)
 	return NULL;
 }
 
-int fstat(int fd, struct stat *st)
+FFIO_EXPORT int fstat(int fd, struct stat *st)
 {
 	NEED(fstat, return (int)result(syscall(SYS_fstat, fd, st)));
 	int rc = ffio_real.fstat(fd, st);
@@ -352,7 +350,7 @@ int fstat(int fd, struct stat *st)
 	return rc;
 }
 
-int stat(const char *path, struct stat *st)
+FFIO_EXPORT int stat(const char *path, struct stat *st)
 {
 	NEED(stat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st, 0)));
 	int rc = ffio_real.stat(path, st);
@@ -361,7 +359,7 @@ int stat(const char *path, struct stat *st)
 	return rc;
 }
 
-int lstat(const char *path, struct stat *st)
+FFIO_EXPORT int lstat(const char *path, struct stat *st)
 {
 	NEED(lstat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st,
 						AT_SYMLINK_NOFOLLOW)));
@@ -371,7 +369,7 @@ int lstat(const char *path, struct stat *st)
 	return rc;
 }
 
-int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+FFIO_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	NEED(fstatat, return (int)result(syscall(SYS_newfstatat, dirfd, path, st, flags)));
 	int rc = ffio_real.fstatat(dirfd, path, st, flags);
@@ -380,7 +378,7 @@ int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	return rc;
 }
 
-int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
+FFIO_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
 {
 	NEED(statx, NOSYS);
 	int rc = ffio_real.statx(dirfd, path, flags, mask, stx);
@@ -405,7 +403,7 @@ int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *s
 }
 
 /* Programs built against glibc before 2.33 call these. */
-int __fxstat(int ver, int fd, struct stat *st)
+FFIO_EXPORT int __fxstat(int ver, int fd, struct stat *st)
 {
 	NEED(__fxstat, NOSYS);
 	int rc = ffio_real.__fxstat(ver, fd, st);
@@ -414,7 +412,7 @@ int __fxstat(int ver, int fd, struct stat *st)
 	return rc;
 }
 
-int __xstat(int ver, const char *path, struct stat *st)
+FFIO_EXPORT int __xstat(int ver, const char *path, struct stat *st)
 {
 	NEED(__xstat, NOSYS);
 	int rc = ffio_real.__xstat(ver, path, st);
@@ -423,7 +421,7 @@ int __xstat(int ver, const char *path, struct stat *st)
 	return rc;
 }
 
-int __lxstat(int ver, const char *path, struct stat *st)
+FFIO_EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 {
 	NEED(__lxstat, NOSYS);
 	int rc = ffio_real.__lxstat(ver, path, st);
@@ -432,7 +430,7 @@ int __lxstat(int ver, const char *path, struct stat *st)
 	return rc;
 }
 
-int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
+FFIO_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	NEED(__fxstatat, NOSYS);
 	int rc = ffio_real.__fxstatat(ver, dirfd, path, st, flags);
@@ -539,7 +537,7 @@ static int fcntl_managed(struct ffio_ofd *o, int fd, int cmd, void *arg)
 	}
 }
 
-int fcntl(int fd, int cmd, ...)
+FFIO_EXPORT int fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
 	va_start(ap, cmd);
@@ -562,7 +560,7 @@ int fcntl(int fd, int cmd, ...)
 	return (int)result(IN_LIB(fcntl_managed(o, fd, cmd, arg)));
 }
 
-int flock(int fd, int op)
+FFIO_EXPORT int flock(int fd, int op)
 {
 	NEED(flock, NOSYS);
 	struct ffio_ofd *o = managed(fd);
@@ -603,7 +601,7 @@ static int lockf_managed(struct ffio_ofd *o, int fd, int cmd, off_t len)
 	}
 }
 
-int lockf(int fd, int cmd, off_t len)
+FFIO_EXPORT int lockf(int fd, int cmd, off_t len)
 {
 	NEED(lockf, NOSYS);
 	NEED(fcntl, NOSYS);
@@ -634,7 +632,7 @@ static int attach_new(int oldfd, int newfd)
 	return newfd;
 }
 
-int dup(int fd)
+FFIO_EXPORT int dup(int fd)
 {
 	NEED(dup, return (int)result(syscall(SYS_dup, fd)));
 	if (likely(ffio_fd_get(fd) == NULL) && !ffio_in_lib) {
@@ -684,7 +682,7 @@ static int dup_onto(int oldfd, int newfd, int flags, int three)
 	return attach_new(oldfd, r);
 }
 
-int dup2(int oldfd, int newfd)
+FFIO_EXPORT int dup2(int oldfd, int newfd)
 {
 	NEED(dup2, return (int)result(syscall(SYS_dup2, oldfd, newfd)));
 	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
@@ -692,7 +690,7 @@ int dup2(int oldfd, int newfd)
 	return dup_onto(oldfd, newfd, 0, 0);
 }
 
-int dup3(int oldfd, int newfd, int flags)
+FFIO_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	NEED(dup3, return (int)result(syscall(SYS_dup3, oldfd, newfd, flags)));
 	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
@@ -702,7 +700,7 @@ int dup3(int oldfd, int newfd, int flags)
 
 /* ---- advice, allocation, mappings -------------------------------------- */
 
-int posix_fadvise(int fd, off_t off, off_t len, int advice)
+FFIO_EXPORT int posix_fadvise(int fd, off_t off, off_t len, int advice)
 {
 	NEED(posix_fadvise, return ENOSYS);
 	struct ffio_ofd *o = managed(fd);
@@ -716,7 +714,7 @@ int posix_fadvise(int fd, off_t off, off_t len, int advice)
 	return ffio_real.posix_fadvise(fd, off, len, advice);
 }
 
-int fallocate(int fd, int mode, off_t off, off_t len)
+FFIO_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
 	NEED(fallocate, NOSYS);
 	struct ffio_ofd *o = managed(fd);
@@ -732,7 +730,7 @@ int fallocate(int fd, int mode, off_t off, off_t len)
 	return (int)result(IN_LIB(ffio_file_invalidate(o->file)));
 }
 
-int posix_fallocate(int fd, off_t off, off_t len)
+FFIO_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
 {
 	NEED(posix_fallocate, return ENOSYS);
 	struct ffio_ofd *o = managed(fd);
@@ -750,7 +748,7 @@ int posix_fallocate(int fd, off_t off, off_t len)
 /* A mapping reads and writes the kernel's pages, for as long as it lives
  * (longer than the descriptor, maybe): the file passes through to the
  * kernel, for good in this process. */
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+FFIO_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	NEED(mmap, return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
 	struct ffio_file *f = (flags & MAP_ANONYMOUS) || ffio_in_lib ? NULL : ffio_fd_file(fd);
@@ -789,7 +787,7 @@ static void kernel_io_end(struct ffio_ofd *o, int fd, int written, int moved)
 	}
 }
 
-ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+FFIO_EXPORT ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 			unsigned flags)
 {
 	NEED(copy_file_range, NOSYS);
@@ -809,7 +807,7 @@ ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, si
 	return n;
 }
 
-ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
+FFIO_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 {
 	NEED(sendfile, NOSYS);
 	struct ffio_ofd *oin = managed(in_fd), *oout = managed(out_fd);
@@ -828,7 +826,7 @@ ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 	return n;
 }
 
-ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
+FFIO_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 	       unsigned flags)
 {
 	NEED(splice, NOSYS);
@@ -850,7 +848,7 @@ ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 
 /* ---- the 64-bit names (LP64: the same functions) ------------------------ */
 
-#define SAME_AS(name64, name) extern __typeof__(name) name64 __attribute__((alias(#name)));
+#define SAME_AS(name64, name) FFIO_EXPORT extern __typeof__(name) name64 __attribute__((alias(#name)));
 SAME_AS(open64, open)
 SAME_AS(openat64, openat)
 SAME_AS(creat64, creat)
@@ -875,42 +873,42 @@ SAME_AS(mmap64, mmap)
 SAME_AS(sendfile64, sendfile)
 
 /* struct stat64 is struct stat on LP64; only the C types differ. */
-int fstat64(int fd, struct stat64 *st)
+FFIO_EXPORT int fstat64(int fd, struct stat64 *st)
 {
 	return fstat(fd, (struct stat *)st);
 }
 
-int stat64(const char *path, struct stat64 *st)
+FFIO_EXPORT int stat64(const char *path, struct stat64 *st)
 {
 	return stat(path, (struct stat *)st);
 }
 
-int lstat64(const char *path, struct stat64 *st)
+FFIO_EXPORT int lstat64(const char *path, struct stat64 *st)
 {
 	return lstat(path, (struct stat *)st);
 }
 
-int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+FFIO_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	return fstatat(dirfd, path, (struct stat *)st, flags);
 }
 
-int __fxstat64(int ver, int fd, struct stat64 *st)
+FFIO_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
 {
 	return __fxstat(ver, fd, (struct stat *)st);
 }
 
-int __xstat64(int ver, const char *path, struct stat64 *st)
+FFIO_EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 {
 	return __xstat(ver, path, (struct stat *)st);
 }
 
-int __lxstat64(int ver, const char *path, struct stat64 *st)
+FFIO_EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
 	return __lxstat(ver, path, (struct stat *)st);
 }
 
-int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
+FFIO_EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	return __fxstatat(ver, dirfd, path, (struct stat *)st, flags);
 }

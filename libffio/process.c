@@ -46,42 +46,42 @@ static void exec_prepare(void)
 		(void)IN_LIB(ffio_flush_all());
 }
 
-int execve(const char *path, char *const argv[], char *const envp[])
+FFIO_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	NEED(execve, NOSYS);
 	exec_prepare();
 	return ffio_real.execve(path, argv, envp);
 }
 
-int execv(const char *path, char *const argv[])
+FFIO_EXPORT int execv(const char *path, char *const argv[])
 {
 	NEED(execv, NOSYS);
 	exec_prepare();
 	return ffio_real.execv(path, argv);
 }
 
-int execvp(const char *file, char *const argv[])
+FFIO_EXPORT int execvp(const char *file, char *const argv[])
 {
 	NEED(execvp, NOSYS);
 	exec_prepare();
 	return ffio_real.execvp(file, argv);
 }
 
-int execvpe(const char *file, char *const argv[], char *const envp[])
+FFIO_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	NEED(execvpe, NOSYS);
 	exec_prepare();
 	return ffio_real.execvpe(file, argv, envp);
 }
 
-int fexecve(int fd, char *const argv[], char *const envp[])
+FFIO_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	NEED(fexecve, NOSYS);
 	exec_prepare();
 	return ffio_real.fexecve(fd, argv, envp);
 }
 
-int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+FFIO_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
 {
 	NEED(execveat, NOSYS);
 	exec_prepare();
@@ -118,7 +118,7 @@ static int execl_common(enum execl_kind kind, const char *path, const char *arg,
 	}
 }
 
-int execl(const char *path, const char *arg, ...)
+FFIO_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
@@ -127,7 +127,7 @@ int execl(const char *path, const char *arg, ...)
 	return rc;
 }
 
-int execlp(const char *file, const char *arg, ...)
+FFIO_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
@@ -136,7 +136,7 @@ int execlp(const char *file, const char *arg, ...)
 	return rc;
 }
 
-int execle(const char *path, const char *arg, ...)
+FFIO_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
@@ -145,7 +145,7 @@ int execle(const char *path, const char *arg, ...)
 	return rc;
 }
 
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+FFIO_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	NEED(posix_spawn, return ENOSYS);
@@ -153,7 +153,7 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	return ffio_real.posix_spawn(pid, path, fa, attr, argv, envp);
 }
 
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+FFIO_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	NEED(posix_spawnp, return ENOSYS);
@@ -162,14 +162,14 @@ int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t 
 }
 
 /* system and popen start their shell with glibc's internal spawn. */
-int system(const char *command)
+FFIO_EXPORT int system(const char *command)
 {
 	NEED(system, return -1);
 	exec_prepare();
 	return ffio_real.system(command);
 }
 
-FILE *popen(const char *command, const char *type)
+FFIO_EXPORT FILE *popen(const char *command, const char *type)
 {
 	NEED(popen, return NULL);
 	exec_prepare();
@@ -178,7 +178,7 @@ FILE *popen(const char *command, const char *type)
 
 /* fork() runs the handlers of pthread_atfork; _Fork does not: it is
  * given the same ones here. */
-pid_t _Fork(void)
+FFIO_EXPORT pid_t _Fork(void)
 {
 	NEED(_Fork, NOSYS);
 	if (ffio_in_lib)
@@ -197,7 +197,7 @@ pid_t _Fork(void)
 /* _exit ends the process without exit's handlers: what the program wrote
  * must still be in the file, as it is without ffio.  A vfork child leaves
  * its parent's data to its parent. */
-void _exit(int status)
+FFIO_EXPORT void _exit(int status)
 {
 	if (ffio_real_ready() && !ffio_in_lib && !ffio_in_vfork_child())
 		(void)IN_LIB(ffio_flush_all());
@@ -207,7 +207,7 @@ void _exit(int status)
 	__builtin_unreachable();
 }
 
-void _Exit(int status)
+FFIO_EXPORT void _Exit(int status)
 {
 	_exit(status);
 }
@@ -240,7 +240,7 @@ static int close_between(unsigned lo, unsigned hi)
 	return lo <= hi ? ffio_real.close_range(lo, hi, 0) : 0;
 }
 
-int close_range(unsigned first, unsigned last, int flags)
+FFIO_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
 	NEED(close_range, return (int)result(syscall(SYS_close_range, first, last, flags)));
 	if (first > last || (flags & CLOSE_RANGE_CLOEXEC) || ffio_in_lib)
@@ -250,7 +250,7 @@ int close_range(unsigned first, unsigned last, int flags)
 	return close_between(first, last);
 }
 
-void closefrom(int lowfd)
+FFIO_EXPORT void closefrom(int lowfd)
 {
 	NEED(close_range, {
 		syscall(SYS_close_range, lowfd, ~0U, 0);
@@ -326,7 +326,7 @@ static FILE *stdio_fresh(FILE *s)
 
 /* A managed descriptor given to stdio keeps its description (the program
  * may still use the descriptor); its file passes through. */
-FILE *fdopen(int fd, const char *mode)
+FFIO_EXPORT FILE *fdopen(int fd, const char *mode)
 {
 	NEED(fdopen, {
 		errno = ENOSYS;
@@ -339,7 +339,7 @@ FILE *fdopen(int fd, const char *mode)
 
 /* fclose closes the stream's descriptor with glibc's internal close: the
  * table forgets it. */
-int fclose(FILE *stream)
+FFIO_EXPORT int fclose(FILE *stream)
 {
 	NEED(fclose, return EOF);
 	if (ffio_in_lib || stream == NULL)
@@ -360,7 +360,7 @@ int fclose(FILE *stream)
 	return rc;
 }
 
-FILE *fopen(const char *path, const char *mode)
+FFIO_EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	NEED(fopen, {
 		errno = ENOSYS;
@@ -369,7 +369,7 @@ FILE *fopen(const char *path, const char *mode)
 	return stdio_fresh(ffio_real.fopen(path, mode));
 }
 
-FILE *freopen(const char *path, const char *mode, FILE *stream)
+FFIO_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 {
 	NEED(freopen, {
 		errno = ENOSYS;
@@ -386,7 +386,7 @@ FILE *freopen(const char *path, const char *mode, FILE *stream)
 
 /* ---- sync -------------------------------------------------------------- */
 
-void sync(void)
+FFIO_EXPORT void sync(void)
 {
 	NEED(sync, {
 		syscall(SYS_sync);
@@ -397,7 +397,7 @@ void sync(void)
 	ffio_real.sync();
 }
 
-int syncfs(int fd)
+FFIO_EXPORT int syncfs(int fd)
 {
 	NEED(syncfs, NOSYS);
 	if (!ffio_in_lib)
@@ -405,7 +405,7 @@ int syncfs(int fd)
 	return ffio_real.syncfs(fd);
 }
 
-int sync_file_range(int fd, off_t off, off_t n, unsigned flags)
+FFIO_EXPORT int sync_file_range(int fd, off_t off, off_t n, unsigned flags)
 {
 	NEED(sync_file_range, NOSYS);
 	struct ffio_ofd *o = managed(fd);
@@ -438,30 +438,30 @@ static int fresh_pair(int rc, const int fds[2])
 }
 
 #define FRESH(ret, name, params, args)                  \
-	ret name params                                 \
+	FFIO_EXPORT ret name params                     \
 	{                                               \
 		NEED(name, NOSYS);                      \
 		return fresh(ffio_real.name args);      \
 	}
 FFIO_FRESH_FUNCS(FRESH)
 
-int pipe(int fds[2])
+FFIO_EXPORT int pipe(int fds[2])
 {
 	NEED(pipe, return (int)result(syscall(SYS_pipe2, fds, 0)));
 	return fresh_pair(ffio_real.pipe(fds), fds);
 }
 
-int pipe2(int fds[2], int flags)
+FFIO_EXPORT int pipe2(int fds[2], int flags)
 {
 	NEED(pipe2, return (int)result(syscall(SYS_pipe2, fds, flags)));
 	return fresh_pair(ffio_real.pipe2(fds, flags), fds);
 }
 
-int socketpair(int domain, int type, int protocol, int fds[2])
+FFIO_EXPORT int socketpair(int domain, int type, int protocol, int fds[2])
 {
 	NEED(socketpair, NOSYS);
 	return fresh_pair(ffio_real.socketpair(domain, type, protocol, fds), fds);
 }
 
-extern __typeof__(fopen) fopen64 __attribute__((alias("fopen")));
-extern __typeof__(freopen) freopen64 __attribute__((alias("freopen")));
+FFIO_EXPORT extern __typeof__(fopen) fopen64 __attribute__((alias("fopen")));
+FFIO_EXPORT extern __typeof__(freopen) freopen64 __attribute__((alias("freopen")));

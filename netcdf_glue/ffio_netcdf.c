@@ -34,7 +34,7 @@
 
 #include <netcdf.h>
 
-#include "ffio-internal.h"
+#include "ffio_ext.h"
 
 /* ---- the real netCDF calls --------------------------------------------- */
 
@@ -90,8 +90,6 @@ static int missing_logged;
 static void real_resolve(void)
 {
 	have_global = real_lookup(RTLD_NEXT, &global_real) == 0;
-	ffio_real_init();
-	ffio_init();
 }
 
 /* The real calls for a wrapper called from address caller, or NULL. */
@@ -130,7 +128,8 @@ static const struct real_calls *real_for(const void *caller)
 	if (found)
 		return found;
 missing:
-	ffio_log_once(&missing_logged, "libffio_netcdf: netCDF's own calls not found (is libnetcdf loaded?)");
+	if (!__atomic_exchange_n(&missing_logged, 1, __ATOMIC_RELAXED))
+		ffio_log("libffio_netcdf: netCDF's own calls not found (is libnetcdf loaded?)");
 	return NULL;
 }
 
@@ -185,7 +184,7 @@ static void remember(int ncid, const char *path, int mode, int created)
 	}
 	f = file_of_path(path, &n->dev, &n->ino);
 	if (f && n->writable && !(mode & NC_SHARE)) {
-		ffio_file_set_hint(f, FFIO_FILE_SIEVE, 1);
+		ffio_file_set_flag(f, FFIO_FILE_SIEVE, 1);
 	}
 	ffio_file_put(f);
 	pthread_mutex_lock(&ncfiles_lock);
@@ -247,19 +246,15 @@ static void ncfile_free(struct ncfile *n)
 static size_t chunk_for(const char *path)
 {
 	const char *env = getenv("FFIO_NETCDF_CHUNK");
-	struct ffio_entry *e;
+	const char *layer[FFIO_MAX_LAYERS];
 	unsigned long long v;
 	char *end;
 
 	if (!env || !*env)
 		return 0;
-	e = ffio_hint_match(path);
-	if (!e && ffio_global_spec)
-		e = ffio_spec_match(ffio_global_spec, path);
-	if (!e)
-		return 0;
-	for (int i = 0; i < e->nlayers; i++) {
-		if (e->layer[i].ops != &ffio_layer_cache)
+	int n = ffio_path_layers(path, layer, FFIO_MAX_LAYERS);
+	for (int i = 0; i < n && i < FFIO_MAX_LAYERS; i++) {
+		if (strcmp(layer[i], "cache") != 0)
 			continue;
 		v = strtoull(env, &end, 0);
 		if (*end == 'k' || *end == 'K')

@@ -1,10 +1,11 @@
 # t/core.mk -- tests of the core (file table, stack walking, positions).
 check_PROGRAMS += t/core_file
 TESTS += t/core_file
-t_core_file_LDADD = libffio.la
+t_core_file_LDADD = libffio_core.la
 check_PROGRAMS += t/core_hints
 TESTS += t/core_hints
-t_core_hints_LDADD = libffio.la
+t_core_hints_LDADD = libffio_core.la
 check_PROGRAMS += t/core_locks
 TESTS += t/core_locks
 t_core_locks_LDADD = libffio.la
+TESTS += t/core_exports.sh

@@ -29,11 +29,11 @@ int main(void)
 	tap_ok(fd >= 0 && (f = ffio_fd_file(fd)) != NULL, "open over cache");
 	tap_is(ffpwrite(fd, "abc", 3, 0), 3, "a cached write");
 	tap_is(writes_below(fd), 0, "stays in the cache");
-	ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 1);
+	ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, 1);
 	tap_is(ffpwrite(fd, "def", 3, 100), 3, "a write in write-through mode");
 	tap_ok(writes_below(fd) >= 1, "reaches the file at once (%lld writes below)", writes_below(fd));
 	long long before = writes_below(fd);
-	ffio_file_set_hint(f, FFIO_FILE_WRITETHROUGH, 0);
+	ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, 0);
 	tap_is(ffpwrite(fd, "ghi", 3, 200), 3, "write-behind again");
 	tap_is(writes_below(fd), before, "nothing more below until a flush");
 	tap_is(ffclose(fd), 0, "close");

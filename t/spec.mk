@@ -2,18 +2,18 @@
 # eie/cachea/bufa mapping (TAP), and the parser's fuzz harness.
 check_PROGRAMS += t/spec_parse
 TESTS += t/spec_parse
-t_spec_parse_LDADD = libffio.la
+t_spec_parse_LDADD = libffio_core.la
 check_PROGRAMS += t/spec_errors
 TESTS += t/spec_errors
-t_spec_errors_LDADD = libffio.la
+t_spec_errors_LDADD = libffio_core.la
 check_PROGRAMS += t/spec_values t/spec_match
 TESTS += t/spec_values t/spec_match
-t_spec_values_LDADD = libffio.la
-t_spec_match_LDADD = libffio.la
+t_spec_values_LDADD = libffio_core.la
+t_spec_match_LDADD = libffio_core.la
 # The fuzz harness in its plain form: seeds plus deterministic mutations.
 check_PROGRAMS += t/fuzz_spec
 TESTS += t/fuzz_spec
-t_fuzz_spec_LDADD = libffio.la
+t_fuzz_spec_LDADD = libffio_core.la
 EXTRA_DIST += t/fuzz/spec.dict \
 	t/fuzz/spec/seed01 \
 	t/fuzz/spec/seed02 \
