@@ -1,5 +1,6 @@
 /* layers/sys.c -- the synchronous bottom layer: plain POSIX calls on the
- * file's descriptor (aliases system, syscall; .direct opens with O_DIRECT).
+ * file's descriptor (aliases system, syscall; .direct opens with O_DIRECT),
+ * made by the core's kernel I/O helpers (kernel_io.c).
  * It keeps counts of the requests it issues, so a stack can tell how many
  * reached the system.  Asynchronous requests need nothing here: the core
  * performs them synchronously on a stack without a submit method. */
@@ -45,70 +46,36 @@ static int sys_close(struct ffio_layer *l)
 	return ffio_real.close(fd) < 0 && errno != EINTR ? -errno : 0;
 }
 
-#define COUNT(s, op, r)                                        \
-	do {                                                   \
-		(s)->st.count[op]++;                           \
-		if ((r) > 0)                                   \
-			(s)->st.bytes[op] += (uint64_t)(r);    \
-	} while (0)
-
 static ssize_t sys_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
-	struct sys *s = (struct sys *)l;
-	ssize_t r = iovcnt == 1 ? ffio_real.pread(l->file->fd, iov[0].iov_base, iov[0].iov_len, off)
-				: ffio_real.preadv(l->file->fd, iov, iovcnt, off);
-	if (r < 0)
-		return -errno;
-	COUNT(s, FFIO_STAT_READ, r);
-	return r;
+	return ffio_kernel_transfer(l->file->fd, 0, 0, iov, iovcnt, off, &((struct sys *)l)->st);
 }
 
+/* O_DIRECT: whole, never in the page cache; buffered: in pieces. */
 static ssize_t sys_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
-	struct sys *s = (struct sys *)l;
-	ssize_t r;
-
-	if (l->spec->flags & SYS_DIRECT) { /* O_DIRECT: whole, never in the page cache */
-		r = iovcnt == 1 ? ffio_real.pwrite(l->file->fd, iov[0].iov_base, iov[0].iov_len, off)
-				: ffio_real.pwritev(l->file->fd, iov, iovcnt, off);
-		if (r < 0)
-			return -errno;
-		COUNT(s, FFIO_STAT_WRITE, r);
-		return r;
-	}
-	r = ffio_real_pwritev_pieces(l->file->fd, iov, iovcnt, off, &s->st.count[FFIO_STAT_WRITE]);
-	if (r > 0)
-		s->st.bytes[FFIO_STAT_WRITE] += (uint64_t)r;
-	return r;
+	return ffio_kernel_transfer(l->file->fd, 1, (l->spec->flags & SYS_DIRECT) != 0, iov, iovcnt, off,
+				    &((struct sys *)l)->st);
 }
 
 static int sys_fsync(struct ffio_layer *l, int datasync)
 {
-	struct sys *s = (struct sys *)l;
-	int r = datasync ? ffio_real.fdatasync(l->file->fd) : ffio_real.fsync(l->file->fd);
-	s->st.count[FFIO_STAT_SYNC]++;
-	return r < 0 ? -errno : 0;
+	return ffio_kernel_sync(l->file->fd, datasync, &((struct sys *)l)->st);
 }
 
 static int sys_truncate(struct ffio_layer *l, off_t len)
 {
-	struct sys *s = (struct sys *)l;
-	s->st.count[FFIO_STAT_TRUNCATE]++;
-	return ffio_real.ftruncate(l->file->fd, len) < 0 ? -errno : 0;
+	return ffio_kernel_truncate(l->file->fd, len, &((struct sys *)l)->st);
 }
 
 static int sys_size(struct ffio_layer *l, off_t *len)
 {
-	struct stat st;
-	if (ffio_real.fstat(l->file->fd, &st) < 0)
-		return -errno;
-	*len = st.st_size;
-	return 0;
+	return ffio_kernel_size(l->file->fd, len);
 }
 
 static int sys_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	return ffio_real_advise(l, (l->spec->flags & SYS_DIRECT) != 0, off, len, advice);
+	return ffio_kernel_advise(l, (l->spec->flags & SYS_DIRECT) != 0, off, len, advice);
 }
 
 static int sys_stats(struct ffio_layer *l, struct ffio_stats *st)

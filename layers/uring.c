@@ -64,7 +64,7 @@ struct uring_slot {
 };
 
 /* One piece of a large buffered write: the write goes to the kernel as
- * SQEs of at most FFIO_WRITE_PIECE bytes (see ffio_real_pwritev_pieces;
+ * SQEs of at most FFIO_WRITE_PIECE bytes (see ffio_kernel_transfer;
  * measured with fio, io_uring buffered writes of 4 MiB ran at 0.4-1 GiB/s
  * and of 512 KiB at 5.8-6.9 GiB/s here).  The kernel runs the writes of
  * one file in submission order.  Its CQE's user data is the piece's
@@ -571,66 +571,17 @@ static int ring_wait_all(struct uring *u)
 static void sync_request(struct uring *u, struct ffio_req *r)
 {
 	int fd = u->base.file->fd;
-	ssize_t res = 0;
+	ssize_t res;
+
 	switch (r->op) {
 	case FFIO_OP_FSYNC:
-		res = ffio_real.fsync(fd) < 0 ? -errno : 0;
-		count(u, FFIO_STAT_SYNC, 0);
-		break;
 	case FFIO_OP_FDATASYNC:
-		res = ffio_real.fdatasync(fd) < 0 ? -errno : 0;
-		count(u, FFIO_STAT_SYNC, 0);
+		res = ffio_kernel_sync(fd, r->op == FFIO_OP_FDATASYNC, &u->st);
 		break;
-	case FFIO_OP_READ:
-	case FFIO_OP_WRITE: {
-		int err;
-		size_t want = ffio_iov_len(r->iov, r->iovcnt);
-		if (r->op == FFIO_OP_READ) {
-			size_t got = 0;
-			/* bottom: entering at ourselves reads the file */
-			err = 0;
-			while (got < want) {
-				struct iovec one = { 0 };
-				size_t skip = got;
-				int i = 0;
-				while (skip >= r->iov[i].iov_len)
-					skip -= r->iov[i++].iov_len;
-				one.iov_base = (char *)r->iov[i].iov_base + skip;
-				one.iov_len = r->iov[i].iov_len - skip;
-				ssize_t n = ffio_real.pread(fd, one.iov_base, one.iov_len, r->off + (off_t)got);
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n < 0) {
-					err = -errno;
-					break;
-				}
-				if (n == 0)
-					break;
-				got += (size_t)n;
-			}
-			count(u, FFIO_STAT_READ, got);
-			res = err < 0 ? err : (ssize_t)got;
-		} else {
-			size_t put = 0;
-			err = 0;
-			while (put < want) {
-				size_t skip = put;
-				int i = 0;
-				while (skip >= r->iov[i].iov_len)
-					skip -= r->iov[i++].iov_len;
-				ssize_t n = ffio_real.pwrite(fd, (char *)r->iov[i].iov_base + skip,
-							     r->iov[i].iov_len - skip, r->off + (off_t)put);
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n <= 0) {
-					err = n < 0 ? -errno : -EIO;
-					break;
-				}
-				put += (size_t)n;
-			}
-			count(u, FFIO_STAT_WRITE, put);
-			res = err < 0 ? err : (ssize_t)put;
-		}
+	default: {
+		int write = r->op == FFIO_OP_WRITE;
+		res = ffio_kernel_transfer_full(fd, write, r->iov, r->iovcnt, r->off);
+		count(u, write ? FFIO_STAT_WRITE : FFIO_STAT_READ, res > 0 ? (size_t)res : 0);
 		break;
 	}
 	}
@@ -717,29 +668,12 @@ static int uring_reap(struct ffio_layer *l, unsigned min)
 static ssize_t sync_transfer(struct ffio_layer *l, int write, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct uring *u = U(l);
-	size_t n = ffio_iov_len(iov, iovcnt);
-	int fd = l->file->fd;
-	ssize_t r;
-
 	if (u->inflight) {
-		int err = ring_wait_overlap(u, off, n, write);
+		int err = ring_wait_overlap(u, off, ffio_iov_len(iov, iovcnt), write);
 		if (err < 0)
 			return err;
 	}
-	if (write && !(u->flags & URING_DIRECT)) { /* buffered: in pieces, as sys */
-		r = ffio_real_pwritev_pieces(fd, iov, iovcnt, off, &u->st.count[FFIO_STAT_WRITE]);
-		if (r > 0)
-			u->st.bytes[FFIO_STAT_WRITE] += (uint64_t)r;
-		return r;
-	}
-	if (iovcnt == 1)
-		r = write ? ffio_real.pwrite(fd, iov[0].iov_base, n, off) : ffio_real.pread(fd, iov[0].iov_base, n, off);
-	else
-		r = write ? ffio_real.pwritev(fd, iov, iovcnt, off) : ffio_real.preadv(fd, iov, iovcnt, off);
-	if (r < 0)
-		return -errno;
-	count(u, write ? FFIO_STAT_WRITE : FFIO_STAT_READ, (size_t)r);
-	return r;
+	return ffio_kernel_transfer(l->file->fd, write, (u->flags & URING_DIRECT) != 0, iov, iovcnt, off, &u->st);
 }
 
 static ssize_t uring_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
@@ -771,9 +705,7 @@ static int uring_fsync(struct ffio_layer *l, int datasync)
 	int err = uring_flush(l);
 	if (err < 0)
 		return err;
-	count(u, FFIO_STAT_SYNC, 0);
-	int rc = datasync ? ffio_real.fdatasync(l->file->fd) : ffio_real.fsync(l->file->fd);
-	return rc < 0 ? -errno : 0;
+	return ffio_kernel_sync(l->file->fd, datasync, &u->st);
 }
 
 static int uring_truncate(struct ffio_layer *l, off_t len)
@@ -782,8 +714,7 @@ static int uring_truncate(struct ffio_layer *l, off_t len)
 	int err = uring_flush(l);
 	if (err < 0)
 		return err;
-	count(u, FFIO_STAT_TRUNCATE, 0);
-	return ffio_real.ftruncate(l->file->fd, len) < 0 ? -errno : 0;
+	return ffio_kernel_truncate(l->file->fd, len, &u->st);
 }
 
 static int uring_size(struct ffio_layer *l, off_t *len)
@@ -794,11 +725,7 @@ static int uring_size(struct ffio_layer *l, off_t *len)
 		if (err < 0)
 			return err;
 	}
-	struct stat st;
-	if (ffio_real.fstat(l->file->fd, &st) < 0)
-		return -errno;
-	*len = st.st_size;
-	return 0;
+	return ffio_kernel_size(l->file->fd, len);
 }
 
 /* ---- life ------------------------------------------------------------------ */
@@ -873,7 +800,7 @@ static void uring_atfork_child(struct ffio_layer *l)
 
 static int uring_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	return ffio_real_advise(l, (U(l)->flags & URING_DIRECT) != 0, off, len, advice);
+	return ffio_kernel_advise(l, (U(l)->flags & URING_DIRECT) != 0, off, len, advice);
 }
 
 static int uring_stats(struct ffio_layer *l, struct ffio_stats *st)

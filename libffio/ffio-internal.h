@@ -550,17 +550,30 @@ struct ffio_iov_cursor {
  * (0 at the end). */
 int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int max_parts, size_t *len);
 
-/* A buffered write to the kernel: in one call up to FFIO_WRITE_WHOLE
- * bytes, longer ones in calls of at most FFIO_WRITE_PIECE bytes (real.c
- * says why); a short or failed call ends it.  Returns the bytes written
- * (or -errno when none were) and adds the calls made to *calls. */
+/* ---- kernel I/O of the bottom layers (kernel_io.c) -------------------- */
+
+/* Buffered writes go to the kernel in one call up to FFIO_WRITE_WHOLE
+ * bytes, longer ones in calls of at most FFIO_WRITE_PIECE bytes
+ * (kernel_io.c says why). */
 #define FFIO_WRITE_PIECE ((size_t)512 << 10)
 #define FFIO_WRITE_WHOLE ((size_t)1 << 20)
-ssize_t ffio_real_pwritev_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls);
-
+/* One transfer as the kernel makes it: one pread(v) or pwrite(v) call, or,
+ * for a buffered write (not direct), pieces until one is short or fails.
+ * Returns the bytes moved (or -errno when none were); counts the calls
+ * and bytes into st. */
+ssize_t ffio_kernel_transfer(int fd, int write, int direct, const struct iovec *iov, int iovcnt, off_t off,
+			     struct ffio_stats *st);
+/* The whole transfer: calls until every byte is moved, EINTR retried; a
+ * read stops at the end of the file; a write of nothing is -EIO.  The
+ * byte count, or -errno of the first failing call. */
+ssize_t ffio_kernel_transfer_full(int fd, int write, const struct iovec *iov, int iovcnt, off_t off);
+/* fsync (datasync: fdatasync), ftruncate, fstat's size; counted into st. */
+int ffio_kernel_sync(int fd, int datasync, struct ffio_stats *st);
+int ffio_kernel_truncate(int fd, off_t len, struct ffio_stats *st);
+int ffio_kernel_size(int fd, off_t *len);
 /* The advise method of a bottom over the page cache: posix_fadvise on the
  * file's descriptor; -EOPNOTSUPP when the bottom opened it O_DIRECT (direct
  * is its own flag) or the application did.  0 or -errno. */
-int ffio_real_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice);
+int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice);
 
 #endif

@@ -11,6 +11,7 @@ noinst_HEADERS += libffio/ffio-internal.h libffio/interpose.h
 libffio_core_la_SOURCES = \
 	libffio/log.c \
 	libffio/real.c \
+	libffio/kernel_io.c \
 	libffio/init.c \
 	libffio/spec.c \
 	libffio/registry.c \
