@@ -114,24 +114,6 @@ static void delay_wait(struct delay *d, uint64_t deadline)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static ssize_t delay_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
-{
-	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_READ, n);
-	ssize_t r = ffio_below_pread(l, buf, n, off);
-
-	delay_wait(DL(l), deadline);
-	return r;
-}
-
-static ssize_t delay_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
-{
-	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_WRITE, n);
-	ssize_t r = ffio_below_pwrite(l, buf, n, off);
-
-	delay_wait(DL(l), deadline);
-	return r;
-}
-
 static ssize_t delay_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
 	uint64_t deadline = delay_deadline(DL(l), FFIO_STAT_READ, ffio_iov_len(iov, iovcnt));
@@ -157,26 +139,6 @@ static int delay_fsync(struct ffio_layer *l, int datasync)
 
 	delay_wait(DL(l), deadline);
 	return r;
-}
-
-static int delay_flush(struct ffio_layer *l)
-{
-	return ffio_below_flush(l);
-}
-
-static int delay_truncate(struct ffio_layer *l, off_t len)
-{
-	return ffio_below_truncate(l, len);
-}
-
-static int delay_size(struct ffio_layer *l, off_t *len)
-{
-	return ffio_below_size(l, len);
-}
-
-static int delay_invalidate(struct ffio_layer *l)
-{
-	return ffio_below_invalidate(l);
 }
 
 /* ---- asynchronous requests ---------------------------------------------- */
@@ -357,15 +319,9 @@ const struct ffio_layer_ops ffio_layer_delay = {
 	.instance_size = sizeof(struct delay),
 	.open = delay_open,
 	.close = delay_close,
-	.pread = delay_pread,
-	.pwrite = delay_pwrite,
 	.preadv = delay_preadv,
 	.pwritev = delay_pwritev,
-	.flush = delay_flush,
 	.fsync = delay_fsync,
-	.truncate = delay_truncate,
-	.size = delay_size,
-	.invalidate = delay_invalidate,
 	.submit = delay_submit,
 	.reap = delay_reap,
 	.atfork_child = delay_atfork_child,

@@ -65,24 +65,6 @@ static void fault_bytes(struct ffio_layer *l, enum fault_kind k, ssize_t r)
 		atomic_fetch_add(&((struct fault *)l)->bytes[k], (uint64_t)r);
 }
 
-static ssize_t fault_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
-{
-	ssize_t r = fault_check(l, FAULT_READ);
-
-	if (r == 0)
-		fault_bytes(l, FAULT_READ, r = ffio_below_pread(l, buf, n, off));
-	return r;
-}
-
-static ssize_t fault_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
-{
-	ssize_t r = fault_check(l, FAULT_WRITE);
-
-	if (r == 0)
-		fault_bytes(l, FAULT_WRITE, r = ffio_below_pwrite(l, buf, n, off));
-	return r;
-}
-
 static ssize_t fault_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
 	ssize_t r = fault_check(l, FAULT_READ);
@@ -106,36 +88,6 @@ static int fault_fsync(struct ffio_layer *l, int datasync)
 	int r = fault_check(l, FAULT_SYNC);
 
 	return r ? r : ffio_below_fsync(l, datasync);
-}
-
-static int fault_flush(struct ffio_layer *l)
-{
-	return ffio_below_flush(l);
-}
-
-static int fault_truncate(struct ffio_layer *l, off_t len)
-{
-	return ffio_below_truncate(l, len);
-}
-
-static int fault_size(struct ffio_layer *l, off_t *len)
-{
-	return ffio_below_size(l, len);
-}
-
-static int fault_invalidate(struct ffio_layer *l)
-{
-	return ffio_below_invalidate(l);
-}
-
-static int fault_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
-{
-	return ffio_below_open(l, dirfd, path, flags, mode);
-}
-
-static int fault_close(struct ffio_layer *l)
-{
-	return ffio_below_close(l);
 }
 
 /* An asynchronous request to fail is completed at once with res = -ERRNO. */
@@ -174,17 +126,9 @@ const struct ffio_layer_ops ffio_layer_fault = {
 	.flags = fault_flags,
 	.params = fault_params,
 	.instance_size = sizeof(struct fault),
-	.open = fault_open,
-	.close = fault_close,
-	.pread = fault_pread,
-	.pwrite = fault_pwrite,
 	.preadv = fault_preadv,
 	.pwritev = fault_pwritev,
-	.flush = fault_flush,
 	.fsync = fault_fsync,
-	.truncate = fault_truncate,
-	.size = fault_size,
-	.invalidate = fault_invalidate,
 	.submit = fault_submit,
 	.stats = fault_stats,
 };
