@@ -135,11 +135,11 @@ static void idle_drop_in_child(void)
 	for (int i = 0; i < nidle; i++)
 		io_uring_queue_exit(&idle[i].ring); /* our copy of the mappings and fd */
 	nidle = 0;
-	pthread_mutex_init(&idle_lock, NULL);
 }
 
 static void idle_init(void)
 {
+	ffio_atfork_hold(&idle_lock, FFIO_LOCK_IDLE_RINGS);
 	ffio_atfork(NULL, NULL, idle_drop_in_child);
 }
 

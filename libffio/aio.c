@@ -74,6 +74,11 @@ struct done {
 static struct done *done_set[DONE_BUCKETS];
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 
+__attribute__((constructor)) static void aio_fork_safe(void)
+{
+	ffio_atfork_hold(&done_lock, FFIO_LOCK_AIO);
+}
+
 static unsigned done_bucket(const void *cb)
 {
 	uintptr_t p = (uintptr_t)cb;

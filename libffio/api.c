@@ -19,6 +19,11 @@ struct api_spec {
 static struct api_spec *api_specs;
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 
+__attribute__((constructor)) static void api_fork_safe(void)
+{
+	ffio_atfork_hold(&api_lock, FFIO_LOCK_API);
+}
+
 static int set_errno(long r)
 {
 	return (int)result(r < 0 ? r : 0);

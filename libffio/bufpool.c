@@ -38,6 +38,11 @@ struct pool_entry {
 };
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void pool_fork_safe(void)
+{
+	ffio_atfork_hold(&pool_lock, FFIO_LOCK_BUFPOOL);
+}
 static struct pool_entry pool_cache[POOL_CACHED];
 static int pool_ncached;
 

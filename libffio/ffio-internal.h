@@ -316,17 +316,39 @@ int ffio_file_take_error(struct ffio_file *f);
  * (exit). */
 int ffio_flush_all(void);
 void ffio_exit_all(void);
-void ffio_fork_prepare(void);
-void ffio_fork_parent(void);
-void ffio_fork_child(void);
+/* Around fork (the files' part of fork.c's handlers): every file passes
+ * through, with the files' locks held until ffio_files_fork_after. */
+void ffio_files_fork_prepare(void);
+void ffio_files_fork_after(void);
 /* Drop the table's descriptors in [lo, hi] that the kernel is about to
  * close (closefrom, close_range), ffio's own excepted. */
 void ffio_fd_close_range(unsigned lo, unsigned hi);
 /* Is any file open through ffio? */
 int ffio_any_open(void);
+
+/* ---- fork (fork.c) ----------------------------------------------------- */
+
+/* The handlers installed with pthread_atfork (and called by _Fork). */
+void ffio_fork_prepare(void);
+void ffio_fork_parent(void);
+void ffio_fork_child(void);
 /* Handlers of other parts' process-wide state across fork: prepare runs
  * after the files are made safe, parent and child before the files'. */
 void ffio_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+/* Process-wide locks held across fork, so that the child finds nothing
+ * half-changed: taken after the handlers' prepare in the order of their
+ * ranks (a lock is only ever taken while holding locks of lower rank, or
+ * a file's), released before the handlers' parent and child. */
+enum ffio_lock_rank {
+	FFIO_LOCK_API,        /* api.c: stacks given to ffopen */
+	FFIO_LOCK_OVERRIDE,   /* govern.c: overrides, the rank's spec */
+	FFIO_LOCK_AIO,        /* aio.c: completed requests */
+	FFIO_LOCK_IDLE_RINGS, /* uring.c: rings kept for reuse */
+	FFIO_LOCK_BUFPOOL,    /* bufpool.c: freed buffers */
+	FFIO_LOCK_LOG,        /* log.c: the log's descriptor */
+	FFIO_LOCK_RANKS
+};
+void ffio_atfork_hold(pthread_mutex_t *lock, enum ffio_lock_rank rank);
 /* The process whose memory this is (not a vfork child sharing it). */
 extern pid_t ffio_pid;
 int ffio_in_vfork_child(void);

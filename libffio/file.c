@@ -685,71 +685,23 @@ void ffio_exit_all(void)
 	pthread_mutex_unlock(&files_lock);
 }
 
-/* Process-wide state of other parts that must be consistent across fork:
- * their handlers run after the files' (prepare) and before them (after). */
-#define MAX_FORK_HANDLERS 8
-static struct {
-	void (*prepare)(void), (*parent)(void), (*child)(void);
-} fork_handlers[MAX_FORK_HANDLERS];
-static int nfork_handlers;
-static pthread_mutex_t fork_handlers_lock = PTHREAD_MUTEX_INITIALIZER; /* after files_lock */
-
-void ffio_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
-{
-	pthread_mutex_lock(&fork_handlers_lock);
-	if (nfork_handlers < MAX_FORK_HANDLERS) {
-		fork_handlers[nfork_handlers].prepare = prepare;
-		fork_handlers[nfork_handlers].parent = parent;
-		fork_handlers[nfork_handlers].child = child;
-		nfork_handlers++;
-	} else {
-		ffio_log("too many fork handlers");
-		abort();
-	}
-	pthread_mutex_unlock(&fork_handlers_lock);
-}
-
 /* Before fork: a file open now is shared with the child through its
  * descriptors (their positions, the data behind them), so it passes
  * through to the kernel in both processes from now on: flushed, each
  * kernel offset set to the position, the stack closed.  Every lock is held
  * across the fork so that nothing is mid-change in the child. */
-void ffio_fork_prepare(void)
+void ffio_files_fork_prepare(void)
 {
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next) {
 		pthread_mutex_lock(&f->lock);
 		(void)pass_through_locked(f, 0);
 	}
-	pthread_mutex_lock(&fork_handlers_lock);
-	for (int i = 0; i < nfork_handlers; i++)
-		if (fork_handlers[i].prepare)
-			fork_handlers[i].prepare();
 }
 
-static void fork_after(int child)
+void ffio_files_fork_after(void)
 {
-	for (int i = nfork_handlers - 1; i >= 0; i--) {
-		void (*h)(void) = child ? fork_handlers[i].child : fork_handlers[i].parent;
-		if (h)
-			h();
-	}
-	if (child)
-		pthread_mutex_init(&fork_handlers_lock, NULL);
-	else
-		pthread_mutex_unlock(&fork_handlers_lock);
 	for (struct ffio_file *f = files; f; f = f->next)
 		pthread_mutex_unlock(&f->lock);
 	pthread_mutex_unlock(&files_lock);
-}
-
-void ffio_fork_parent(void)
-{
-	fork_after(0);
-}
-
-void ffio_fork_child(void)
-{
-	ffio_pid = getpid();
-	fork_after(1);
 }

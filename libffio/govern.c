@@ -27,6 +27,11 @@ struct override {
 };
 
 static pthread_mutex_t override_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void override_fork_safe(void)
+{
+	ffio_atfork_hold(&override_lock, FFIO_LOCK_OVERRIDE);
+}
 static struct override *overrides;
 static atomic_int overrides_active;         /* fast path: 0 = nothing to match */
 static struct ffio_spec *rank_spec;         /* FF_IO_OPTS_RANK<n>, or NULL */

@@ -43,7 +43,7 @@ static void init_once(void)
 		}
 	}
 	ffio_global_spec = s;
-	pthread_atfork(ffio_fork_prepare, ffio_fork_parent, ffio_fork_child);
+	pthread_atfork(ffio_fork_prepare, ffio_fork_parent, ffio_fork_child); /* fork.c */
 	ffio_signal_init();
 	ffio_in_lib--;
 }

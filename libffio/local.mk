@@ -18,6 +18,7 @@ libffio_core_la_SOURCES = \
 	libffio/fdtable.c \
 	libffio/stack.c \
 	libffio/file.c \
+	libffio/fork.c \
 	libffio/ofd.c \
 	libffio/api.c \
 	libffio/bufpool.c \

@@ -15,6 +15,11 @@ static int log_fd = -1;          /* -1: not opened yet */
 static pid_t log_pid;            /* the process that opened log_fd */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
+__attribute__((constructor)) static void log_fork_safe(void)
+{
+	ffio_atfork_hold(&log_lock, FFIO_LOCK_LOG);
+}
+
 /* The MPI rank, from the launcher's environment (MPICH's PMI, Open MPI,
  * Slurm), or -1. */
 static int env_rank(void)

@@ -144,5 +144,5 @@ void ffio_signal_init(void)
 		if (sigaction(flush_signals[i], &sa, NULL) == 0)
 			installed[i] = 1;
 	}
-	pthread_atfork(NULL, NULL, signal_fork_child);
+	ffio_atfork(NULL, NULL, signal_fork_child);
 }

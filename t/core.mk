@@ -9,3 +9,6 @@ check_PROGRAMS += t/core_locks
 TESTS += t/core_locks
 t_core_locks_LDADD = libffio.la
 TESTS += t/core_exports.sh
+check_PROGRAMS += t/core_fork_locks
+TESTS += t/core_fork_locks
+t_core_fork_locks_LDADD = libffio.la -lpthread
