@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifdef HAVE_JEMALLOC
@@ -45,6 +46,15 @@ __attribute__((constructor)) static void pool_fork_safe(void)
 }
 static struct pool_entry pool_cache[POOL_CACHED];
 static int pool_ncached;
+
+void *ffio_map_anon(size_t len, int flags)
+{
+	int how = MAP_PRIVATE | MAP_ANONYMOUS | flags;
+	void *p = ffio_real_ready() && ffio_real.mmap
+			  ? ffio_real.mmap(NULL, len, PROT_READ | PROT_WRITE, how, -1, 0)
+			  : (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, how, -1, (off_t)0);
+	return p == MAP_FAILED ? NULL : p;
+}
 
 static size_t page_size(void)
 {
@@ -79,14 +89,13 @@ static void *map_alloc(size_t size, size_t align)
 			}
 		}
 		pthread_mutex_unlock(&pool_lock);
-		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		return p == MAP_FAILED ? NULL : p;
+		return ffio_map_anon(len, 0);
 	}
 
 	/* larger alignment: map more and trim both ends */
 	size_t over = len + align;
-	char *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
+	char *raw = ffio_map_anon(over, 0);
+	if (!raw)
 		return NULL;
 	char *p = (char *)round_up((uintptr_t)raw, align);
 	if (p > raw)

@@ -23,9 +23,8 @@ int ffio_fdtab_init(void)
 		return 0;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max > n)
 		n = rl.rlim_max > FDTAB_MAX ? FDTAB_MAX : rl.rlim_max;
-	p = mmap(NULL, n * sizeof(*ffio_fdtab), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	p = ffio_map_anon(n * sizeof(*ffio_fdtab), MAP_NORESERVE);
+	if (!p)
 		return -errno;
 	ffio_fdtab = p;
 	ffio_fdtab_size = (int)n;

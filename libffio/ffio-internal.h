@@ -544,6 +544,10 @@ void ffio_layer_label(const struct ffio_layer *l, char *buf, size_t len);
 
 /* ---- buffer pool ------------------------------------------------------- */
 
+/* Memory ffio maps for itself (anonymous, read-write; flags: more MAP_*
+ * flags), through the C library's mmap, never the interposed one; NULL
+ * with errno set on failure. */
+void *ffio_map_anon(size_t len, int flags);
 /* Aligned buffers for cache pages (jemalloc private arena or mmap). */
 void *ffio_buf_alloc(size_t size, size_t align);
 void ffio_buf_free(void *p, size_t size);

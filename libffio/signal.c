@@ -121,7 +121,7 @@ void ffio_signal_init(void)
 
 	if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "no") == 0)
 		return;
-	if (pipe2(sig_pipe, O_CLOEXEC) < 0) {
+	if (ffio_real.pipe2(sig_pipe, O_CLOEXEC) < 0) {
 		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(errno));
 		return;
 	}
