@@ -177,7 +177,7 @@ static void after_init(void)
 
 	PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	snprintf(name, sizeof(name), "FF_IO_OPTS_RANK%d", my_rank);
-	text = getenv(name);
+	text = secure_getenv(name);
 	if (text && ffio_rank_spec_set(text, name, err, sizeof(err)) < 0)
 		ffio_log("%s", err);
 }

@@ -204,9 +204,8 @@ static int ring_ready(struct uring *u)
 	if (u->ring_state == RING_UNAVAILABLE)
 		return 0;
 
-	const char *off = getenv("FFIO_URING_DISABLE"); /* test and debug knob */
 	int err = -ENOSYS;
-	if (off && *off && strcmp(off, "0") != 0) {
+	if (ffio_env_flag(FFIO_ENV_URING_DISABLE)) { /* test and debug knob */
 		err = -EPERM;
 	} else if (idle_take(u)) {
 		err = 0;

@@ -534,6 +534,30 @@ extern struct ffio_spec *ffio_global_spec;
 extern int ffio_open_diags;       /* FF_IO_OPEN_DIAGS */
 extern int ffio_logformat_json;   /* FF_IO_LOGFORMAT=json */
 
+/* ---- environment (env.c) ---------------------------------------------- */
+
+enum ffio_env {
+	FFIO_ENV_OPTS,
+	FFIO_ENV_LOGFILE,
+	FFIO_ENV_LOGFORMAT,
+	FFIO_ENV_OPEN_DIAGS,
+	FFIO_ENV_FLUSH_ON_SIGNAL,
+	FFIO_ENV_URING_DISABLE,
+	FFIO_ENV_PMI_RANK, /* the launcher's rank: PMI_RANK first ... */
+	FFIO_ENV_PMIX_RANK,
+	FFIO_ENV_OMPI_RANK,
+	FFIO_ENV_MPI_LOCALRANKID,
+	FFIO_ENV_SLURM_PROCID, /* ... SLURM_PROCID last */
+	FFIO_ENV_COUNT
+};
+/* The variable's value (secure_getenv), NULL when unset or empty. */
+const char *ffio_env(enum ffio_env var);
+/* Set, and neither "0" nor "no". */
+int ffio_env_flag(enum ffio_env var);
+/* The MPI rank from the launcher's environment (MPICH's PMI, PMIx, Open
+ * MPI, Slurm), or -1. */
+int ffio_env_rank(void);
+
 /* ---- logging ----------------------------------------------------------- */
 
 /* ffio_log and ffio_log_raw: ffio_ext.h. */

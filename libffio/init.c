@@ -14,12 +14,6 @@ struct ffio_spec *ffio_global_spec;
 int ffio_open_diags;
 int ffio_logformat_json;
 
-static int env_flag(const char *name)
-{
-	const char *v = secure_getenv(name);
-	return v && *v && strcmp(v, "0") != 0 && strcmp(v, "no") != 0;
-}
-
 static void init_once(void)
 {
 	const char *opts, *fmt;
@@ -31,10 +25,10 @@ static void init_once(void)
 	ffio_pid = getpid();
 	if (ffio_fdtab_init() < 0)
 		ffio_log("cannot allocate the descriptor table; running with plain I/O");
-	ffio_open_diags = env_flag("FF_IO_OPEN_DIAGS");
-	fmt = secure_getenv("FF_IO_LOGFORMAT");
+	ffio_open_diags = ffio_env_flag(FFIO_ENV_OPEN_DIAGS);
+	fmt = ffio_env(FFIO_ENV_LOGFORMAT);
 	ffio_logformat_json = fmt && strcmp(fmt, "json") == 0;
-	opts = secure_getenv("FF_IO_OPTS");
+	opts = ffio_env(FFIO_ENV_OPTS);
 	if (opts && *opts && ffio_fdtab_size > 0) {
 		if (ffio_spec_parse(opts, "FF_IO_OPTS", &s, err, sizeof err) < 0) {
 			ffio_log("%s", err);

@@ -26,6 +26,7 @@ libffio_core_la_SOURCES = \
 	libffio/process.c \
 	libffio/aio.c \
 	libffio/govern.c \
+	libffio/env.c \
 	libffio/ext.c
 libffio_core_la_SOURCES += libffio/signal.c
 libffio_core_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=hidden

@@ -20,19 +20,6 @@ __attribute__((constructor)) static void log_fork_safe(void)
 	ffio_atfork_hold(&log_lock, FFIO_LOCK_LOG);
 }
 
-/* The MPI rank, from the launcher's environment (MPICH's PMI, Open MPI,
- * Slurm), or -1. */
-static int env_rank(void)
-{
-	static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
-					   "MPI_LOCALRANKID", "SLURM_PROCID", NULL};
-	for (int i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return atoi(v);
-	}
-	return -1;
-}
 
 /* Expand %r and %p of a FF_IO_LOGFILE value into buf; -ENAMETOOLONG when
  * it does not fit (a cut path would name another file). */
@@ -42,7 +29,7 @@ static int expand_path(const char *in, char *buf, size_t len)
 
 	for (; *in; in++) {
 		if (in[0] == '%' && (in[1] == 'r' || in[1] == 'p')) {
-			long v = in[1] == 'r' ? env_rank() : (long)getpid();
+			long v = in[1] == 'r' ? ffio_env_rank() : (long)getpid();
 			int n = snprintf(buf + o, len - o, "%ld", v < 0 ? 0 : v);
 			if (n < 0 || (size_t)n >= len - o)
 				return -ENAMETOOLONG;
@@ -63,11 +50,11 @@ static int expand_path(const char *in, char *buf, size_t len)
  * a symlink; '+' appends (O_APPEND, O_NOFOLLOW as well). */
 static int open_log(void)
 {
-	const char *v = secure_getenv("FF_IO_LOGFILE");
+	const char *v = ffio_env(FFIO_ENV_LOGFILE);
 	char path[4096];
 	int append = 0, fd;
 
-	if (!v || !*v || strcmp(v, "stderr") == 0)
+	if (!v || strcmp(v, "stderr") == 0)
 		return 2;
 	if (strcmp(v, "stdout") == 0)
 		return 1;
@@ -105,7 +92,7 @@ void ffio_log_raw(const char *text, size_t len)
 	if (log_fd < 0 || log_pid != getpid()) {
 		/* A forked child with a %p log gets its own file. */
 		if (log_fd > 2 && log_pid != getpid()) {
-			const char *v = secure_getenv("FF_IO_LOGFILE");
+			const char *v = ffio_env(FFIO_ENV_LOGFILE);
 			if (v && strstr(v, "%p"))
 				ffio_real.close(log_fd);
 			else

@@ -116,10 +116,9 @@ static void signal_fork_child(void)
 
 void ffio_signal_init(void)
 {
-	const char *v = secure_getenv("FF_IO_FLUSH_ON_SIGNAL");
 	int err;
 
-	if (!v || !*v || strcmp(v, "0") == 0 || strcmp(v, "no") == 0)
+	if (!ffio_env_flag(FFIO_ENV_FLUSH_ON_SIGNAL))
 		return;
 	if (ffio_real.pipe2(sig_pipe, O_CLOEXEC) < 0) {
 		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(errno));

@@ -5,7 +5,7 @@
  *   nc_create, nc__create, nc_open, nc__open: learn ncid -> file (device,
  *       inode) and the open mode.  A file opened for writing without
  *       NC_SHARE has one writer: it is marked FFIO_FILE_SIEVE so that a
- *       cache may fill gaps.  With FFIO_NETCDF_CHUNK set, a cached file
+ *       cache may fill gaps.  With FF_IO_NETCDF_CHUNK set, a cached file
  *       whose caller gave no chunk size hint gets that netCDF window
  *       (off by default: measured, it does not pay; see chunk_for()).
  *   nc_sync: a flush point for that file.  Clean cached data is dropped
@@ -237,7 +237,7 @@ static void ncfile_free(struct ncfile *n)
 /* ---- netCDF's window ----------------------------------------------------- */
 
 /* The chunk size hint to give netCDF for path when its caller gave none:
- * FFIO_NETCDF_CHUNK (bytes; suffix k or m) when set and path's stack has a
+ * FF_IO_NETCDF_CHUNK (bytes; suffix k or m) when set and path's stack has a
  * cache, else 0 (netCDF's default: its window is 2 x st_blksize).
  * Measured (bench/netcdf_tilerec.sh): a window of the cache page size
  * (1 MiB) made the tile + record pattern 2-3x slower than netCDF's default,
@@ -245,7 +245,7 @@ static void ncfile_free(struct ncfile *n)
  * was no better than the default.  So it is off unless asked for. */
 static size_t chunk_for(const char *path)
 {
-	const char *env = getenv("FFIO_NETCDF_CHUNK");
+	const char *env = secure_getenv("FF_IO_NETCDF_CHUNK");
 	const char *layer[FFIO_MAX_LAYERS];
 	unsigned long long v;
 	char *end;

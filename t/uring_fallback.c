@@ -1,5 +1,5 @@
 /* t/uring_fallback.c -- where io_uring cannot be set up (forced here with
- * the test knob FFIO_URING_DISABLE=1) the uring layer says so once and
+ * the test knob FF_IO_URING_DISABLE=1) the uring layer says so once and
  * behaves as sys: requests complete inside submit, data is right, and the
  * log holds exactly one message for any number of files.  The program
  * re-executes itself with the knob and a log file set. */
@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 		snprintf(log, sizeof log, "%s/log", ut_dir);
 		setenv("URING_FALLBACK_CHILD", ut_dir, 1);
 		setenv("FF_IO_LOGFILE", log, 1);
-		setenv("FFIO_URING_DISABLE", "1", 1);
+		setenv("FF_IO_URING_DISABLE", "1", 1);
 		fflush(stdout);
 		execv(tap_self(), argv);
 		perror("execv");

@@ -26,7 +26,7 @@ run 1 "model over uring stacks (depth 64, 4, 2, 1; direct; sieve; wt)" "$model" 
 	"cache.sieve:8k:4:2, uring:4" "cache.direct:4k:8:2, uring.direct:2" \
 	"cache.wt:4k:4:1, uring:1"
 run 2 "model over uring with io_uring disabled (sys behaviour)" \
-	env FFIO_URING_DISABLE=1 FF_IO_LOGFILE=/dev/null "$model" "cache:4k:8:2, uring:4" "cache:8k:4:2, uring:1"
+	env FF_IO_URING_DISABLE=1 FF_IO_LOGFILE=/dev/null "$model" "cache:4k:8:2, uring:4" "cache:8k:4:2, uring:1"
 # Longer runs at small depths: the write-behind and split paths meet old
 # dirty pages only after many steps (a bug of the split needed ~100 seeds).
 run 3 "model over uring, 150 seeds each at depth 1 and 2" env FFIO_MODEL_SEEDS=150 "$model" \
