@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "ffio-internal.h"
 
 #define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
@@ -68,7 +67,7 @@
  * came from the device), 4.5 ms so; raw, 4.3 ms.
  * Pages that are not a multiple of a block, or do not divide the chunk,
  * have buffers of their own. */
-#define HUGE_CHUNK ((size_t)2 << 20)
+#define HUGE_CHUNK FFIO_HUGE_CHUNK
 #define HUGE_AFTER ((size_t)1 << 20)
 #define HUGE_MIN_PAGE ((size_t)BLOCK)
 
@@ -125,7 +124,7 @@ struct cache {
 	char *scratch;               /* one page, for merging reads into dirty pages */
 
 	/* page buffers carved from huge chunks (not .shared) */
-	struct chunk *chunks;        /* every chunk, freed at release */
+	struct ffio_chunk *chunks;   /* every chunk, given back at release */
 	char *carve;                 /* the rest of the newest chunk */
 	size_t carve_left;
 	int carve_fresh;             /* the newest chunk was never used: zeros */
@@ -200,11 +199,6 @@ struct areq {
 	size_t len;                  /* bytes of the whole request */
 	struct iovec *iov;           /* cnt, after pg */
 	struct cpage *pg[];          /* npg */
-};
-
-struct chunk {
-	struct chunk *next;
-	char *mem;
 };
 
 #define CACHE(l) ((struct cache *)(l))
@@ -466,49 +460,6 @@ static int huge_ok(const struct cache *c)
 
 /* A buffer for p->data: a freed carved one first, then a carved one, else
  * one of the buffer pool.  *fresh: its bytes are zeros. */
-/* Chunks of closed caches, kept for the next large cache of the process
- * (a file reopened gets warm buffers, not fresh faults), up to SPARE_MAX. */
-#define SPARE_MAX 32
-static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct chunk *spare;
-static int nspare;
-
-/* The spare list is process-wide: hold its lock across fork, so that the
- * child never inherits it taken by a thread that does not exist there. */
-static void spare_fork_lock(void)
-{
-	pthread_mutex_lock(&spare_lock);
-}
-
-static void spare_fork_unlock(void)
-{
-	pthread_mutex_unlock(&spare_lock);
-}
-
-static void spare_init(void)
-{
-	ffio_atfork(spare_fork_lock, spare_fork_unlock, spare_fork_unlock);
-}
-
-static void spare_lock_take(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, spare_init);
-	pthread_mutex_lock(&spare_lock);
-}
-
-static struct chunk *spare_take(void)
-{
-	spare_lock_take();
-	struct chunk *k = spare;
-	if (k) {
-		spare = k->next;
-		nspare--;
-	}
-	pthread_mutex_unlock(&spare_lock);
-	return k;
-}
-
 static char *buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
 	*fresh = 0;
@@ -520,15 +471,10 @@ static char *buf_get(struct cache *c, struct cpage *p, int *fresh)
 		return b;
 	}
 	if (c->carve_left < c->page && huge_ok(c)) {
-		struct chunk *k = spare_take();
-		c->carve_fresh = k == NULL;
-		if (!k && (k = malloc(sizeof *k)) && !(k->mem = ffio_buf_alloc(HUGE_CHUNK, HUGE_CHUNK))) {
-			free(k);
-			k = NULL;
-		}
+		int chunk_fresh;
+		struct ffio_chunk *k = ffio_chunk_get(&chunk_fresh);
+		c->carve_fresh = chunk_fresh;
 		if (k) {
-			if (c->carve_fresh) /* a hint: 4 KiB pages otherwise */
-				(void)madvise(k->mem, HUGE_CHUNK, MADV_HUGEPAGE);
 			k->next = c->chunks;
 			c->chunks = k;
 			c->carve = k->mem;
@@ -561,20 +507,9 @@ static void buf_put(struct cache *c, struct cpage *p)
 static void chunks_release(struct cache *c)
 {
 	while (c->chunks) {
-		struct chunk *k = c->chunks;
+		struct ffio_chunk *k = c->chunks;
 		c->chunks = k->next;
-		spare_lock_take();
-		int keep = nspare < SPARE_MAX;
-		if (keep) {
-			k->next = spare;
-			spare = k;
-			nspare++;
-		}
-		pthread_mutex_unlock(&spare_lock);
-		if (!keep) {
-			ffio_buf_free(k->mem, HUGE_CHUNK);
-			free(k);
-		}
+		ffio_chunk_put(k);
 	}
 	c->carve = NULL;
 	c->carve_left = 0;

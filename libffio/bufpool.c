@@ -1,5 +1,7 @@
 /* libffio/bufpool.c -- the buffer pool: aligned buffers for cache pages and
- * other large I/O buffers (ffio_buf_alloc / ffio_buf_free), and a copy into
+ * other large I/O buffers (ffio_buf_alloc / ffio_buf_free), huge chunks that
+ * caches carve their page buffers from, with the spare ones of closed caches
+ * kept for the next (ffio_chunk_get / ffio_chunk_put), and a copy into
  * them for data the processor will not read again (ffio_copy_stream).
  *
  * With jemalloc: one private arena (mallctl "arenas.create"), allocations
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -41,6 +44,40 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pool_entry pool_cache[POOL_CACHED];
 static int pool_ncached;
 
+/* Chunks of closed caches, kept for the next large cache of the process
+ * (a file reopened gets warm buffers, not fresh faults), up to SPARE_MAX. */
+#define SPARE_MAX 32
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ffio_chunk *spare;
+static int nspare;
+
+/* The pool's cache of freed buffers and the spare chunks are process-wide:
+ * their locks are held across fork, so that the child never inherits one
+ * taken by a thread that does not exist there. */
+static void locks_fork_take(void)
+{
+	pthread_mutex_lock(&spare_lock);
+	pthread_mutex_lock(&pool_lock);
+}
+
+static void locks_fork_give(void)
+{
+	pthread_mutex_unlock(&pool_lock);
+	pthread_mutex_unlock(&spare_lock);
+}
+
+static void locks_init(void)
+{
+	ffio_atfork(locks_fork_take, locks_fork_give, locks_fork_give);
+}
+
+/* Before either lock is first taken: the fork handler is registered. */
+static void locks_ready(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, locks_init);
+}
+
 static size_t page_size(void)
 {
 	static size_t ps; /* the same value whichever thread stores it first */
@@ -64,6 +101,7 @@ static void *map_alloc(size_t size, size_t align)
 	size_t len = round_up(size ? size : 1, ps);
 
 	if (align <= ps) {
+		locks_ready();
 		pthread_mutex_lock(&pool_lock);
 		for (int i = 0; i < pool_ncached; i++) {
 			if (pool_cache[i].size == len) {
@@ -96,6 +134,7 @@ static void map_free(void *p, size_t size)
 {
 	size_t len = round_up(size ? size : 1, page_size());
 
+	locks_ready();
 	pthread_mutex_lock(&pool_lock);
 	if (pool_ncached < POOL_CACHED) {
 		pool_cache[pool_ncached++] = (struct pool_entry){ p, len };
@@ -168,6 +207,45 @@ void ffio_buf_free(void *p, size_t size)
 	}
 #endif
 	map_free(p, size);
+}
+
+/* ---- huge chunks ----------------------------------------------------------- */
+
+struct ffio_chunk *ffio_chunk_get(int *fresh)
+{
+	locks_ready();
+	pthread_mutex_lock(&spare_lock);
+	struct ffio_chunk *k = spare;
+	if (k) {
+		spare = k->next;
+		nspare--;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	*fresh = k == NULL;
+	if (!k && (k = malloc(sizeof *k)) && !(k->mem = ffio_buf_alloc(FFIO_HUGE_CHUNK, FFIO_HUGE_CHUNK))) {
+		free(k);
+		k = NULL;
+	}
+	if (k && *fresh) /* a hint: 4 KiB pages otherwise */
+		(void)madvise(k->mem, FFIO_HUGE_CHUNK, MADV_HUGEPAGE);
+	return k;
+}
+
+void ffio_chunk_put(struct ffio_chunk *k)
+{
+	locks_ready();
+	pthread_mutex_lock(&spare_lock);
+	int keep = nspare < SPARE_MAX;
+	if (keep) {
+		k->next = spare;
+		spare = k;
+		nspare++;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	if (!keep) {
+		ffio_buf_free(k->mem, FFIO_HUGE_CHUNK);
+		free(k);
+	}
 }
 
 /* ---- copies that bypass the processor's caches ---------------------------- */

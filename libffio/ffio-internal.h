@@ -575,6 +575,18 @@ void *ffio_buf_alloc(size_t size, size_t align);
 void ffio_buf_free(void *p, size_t size);
 /* memcpy with non-temporal stores (x86-64; memcpy elsewhere), fenced. */
 void ffio_copy_stream(void *dst, const void *src, size_t n);
+/* Chunks of FFIO_HUGE_CHUNK bytes, aligned to their size, that caches carve
+ * page buffers from.  ffio_chunk_get: a spare one of a closed cache
+ * (*fresh 0), else a new one hinted for transparent huge pages (*fresh 1:
+ * its bytes are zeros); NULL when none can be had.  ffio_chunk_put keeps k
+ * for the next cache of the process (up to a limit) or frees it. */
+#define FFIO_HUGE_CHUNK ((size_t)2 << 20)
+struct ffio_chunk {
+	struct ffio_chunk *next;
+	char *mem;
+};
+__attribute__((visibility("hidden"))) struct ffio_chunk *ffio_chunk_get(int *fresh);
+__attribute__((visibility("hidden"))) void ffio_chunk_put(struct ffio_chunk *k);
 
 /* ---- small helpers ----------------------------------------------------- */
 
