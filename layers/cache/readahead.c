@@ -1,0 +1,459 @@
+/* layers/cache/readahead.c -- read-ahead: following the application's
+ * pattern (sequential, constant stride, runs), fetching the pages or
+ * records ahead, the kernel's own read-ahead switched to suit, and hints
+ * to the kernel for files that come from the device.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cache.h"
+
+/* A record read that takes longer than this came from the device, not the
+ * kernel's page cache (about 1-2 us here; a device read, 60 us). */
+#define COLD_READ_NS 20000
+
+/* A load of n bytes from below, begun at t0, has ended.  Slower than
+ * 2 GB/s (and 20 us) twice in a row: the file comes from the device, and
+ * the records, pages or runs ahead are worth a hint to the kernel
+ * (ra_hint_records, ra_hint_pages, ra_hint_runs).  Twice, since the first
+ * touch of a fresh cache buffer (a huge page cleared) is as slow as one
+ * device read: on one slow record, warm 256 B records 64 KiB apart were
+ * all hinted, 0.71x raw.  A hint of data the kernel holds already costs a
+ * system call and a walk of its pages: 58 us for 1 MiB, half as much as
+ * loading the page. */
+void cache_note_load(struct cache *c, off_t n, uint64_t t0)
+{
+	if (ffio_now_ns() - t0 > COLD_READ_NS + (uint64_t)n / 2)
+		c->from_device |= ++c->slow_loads >= 2;
+	else
+		c->slow_loads = 0;
+}
+
+/* The k-th page ahead along the pattern from offset next. */
+static int64_t ra_page(const struct cache *c, off_t next, off_t step, int k)
+{
+	if (step >= (off_t)c->page)
+		return (next + (off_t)k * step) / (off_t)c->page;
+	return next / (off_t)c->page + k;
+}
+
+/* Is the pattern strided with records much smaller than a page, one
+ * record per page at most?  Then only the records' bytes are fetched. */
+int cache_ra_sparse(const struct cache *c)
+{
+	return !c->direct && c->ra_valid && c->ra_stride >= (off_t)c->page &&
+	       c->ra_last_len * 4 <= c->page;
+}
+
+/* Runs: sequential reads that jump ahead between runs, as netCDF reads a
+ * worker's tile of a 3-D array, window after window through the part of
+ * each plane that is the worker's, then on to the next plane.  Follow
+ * them: the length of the last two runs (of two reads or more each) and
+ * the distance between run starts. */
+static void run_track(struct cache *c, off_t off)
+{
+	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
+		c->run_reads++;
+		return;
+	}
+	if (c->ra_valid) {
+		off_t end = c->ra_last_off + (off_t)c->ra_last_len;
+		c->run_prev_len = c->run_len;
+		c->run_len = c->run_reads >= 2 && end > c->run_start ? end - c->run_start : 0;
+		c->run_stride = off - c->run_start;
+		if (off < c->run_start)
+			c->run_hinted = 0; /* back to an earlier part of the file */
+	}
+	c->run_start = off;
+	c->run_reads = 1;
+}
+
+/* Do runs hold: the last two of about the same length (within a quarter),
+ * at most half a page, and the next run starting at least half a run past
+ * the end of the last?  Then whole pages would mostly hold bytes the
+ * application skips (a 1 MiB page holds four planes of a tile read of
+ * which the worker needs half), and a miss fetches only what the run
+ * still needs of the page (cache_run_load). */
+int cache_ra_runs(const struct cache *c)
+{
+	off_t len = c->run_len, d = len - c->run_prev_len;
+	return !c->direct && len > 0 && c->run_prev_len > 0 && d * 4 <= len && -d * 4 <= len &&
+	       len * 2 <= (off_t)c->page && c->run_stride * 2 >= len * 3;
+}
+
+/* Submit reads of the absent pages pnos[0..m) (ascending, adjacent ones in
+ * one request) into new pages; they arrive later (cache_read_done). */
+static void ra_pages(struct cache *c, const int64_t *pnos, int m)
+{
+	struct cpage *pg[MAX_IOV];
+	int i = 0;
+
+	while (i < m) {
+		int k = 0, starved = 0;
+		while (i + k < m && k < MAX_IOV && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
+			if (cache_pg_new(c, pnos[i + k], &pg[k]) < 0) {
+				starved = 1;
+				break;
+			}
+			pg[k++]->pin = 1; /* not a victim of the pages after it */
+		}
+		if (k == 0)
+			break;
+		struct areq *a = cache_areq_new(c, k, k);
+		for (int j = 0; j < k; j++) {
+			pg[j]->pin = 0;
+			if (a) {
+				a->pg[j] = pg[j];
+				a->iov[j] = (struct iovec){pg[j]->data, c->page};
+				pg[j]->reading = 1;
+			}
+		}
+		if (a) {
+			a->start = pg_start(c, pnos[i]);
+			a->len = a->left = (size_t)k * c->page;
+			a->r = (struct ffio_req){.op = FFIO_OP_READ, .off = a->start, .done = cache_read_done};
+			c->below_reads++;
+			c->async_reads++;
+			if (cache_areq_submit(c, a) < 0) {
+				for (int j = 0; j < k; j++)
+					pg[j]->reading = 0;
+				free(a);
+				a = NULL;
+			}
+		}
+		if (!a) { /* no request: give the pages back */
+			for (int j = 0; j < k; j++)
+				cache_pg_free(c, pg[j]);
+			break;
+		}
+		i += k;
+		if (starved)
+			break;
+	}
+}
+
+/* Fetch just the records [ro, ro + n) ahead (sparse strided): requests
+ * submitted together, or one read each over a synchronous stack. */
+static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int window, off_t size)
+{
+	for (int k = 0; k < window; k++) {
+		off_t ro = next + (off_t)k * stride;
+		if (ro >= size)
+			break;
+		int64_t pno = ro / (off_t)c->page;
+		uint32_t lo = (uint32_t)(ro - pg_start(c, pno));
+		if (lo + n > c->page || pg_find(c, pno))
+			continue;
+		struct cpage *p;
+		if (cache_pg_new(c, pno, &p) < 0)
+			break;
+		if (!c->async_below) { /* one read now, as the application would */
+			uint64_t t0 = ffio_now_ns();
+			if (cache_pg_load_range(c, p, lo, lo + (uint32_t)n) < 0) {
+				cache_pg_free(c, p);
+				break;
+			}
+			p->ra = 1;
+			cache_note_load(c, (off_t)n, t0);
+			if (c->from_device)
+				break; /* hint the rest (ra_hint_records) */
+			continue;
+		}
+		struct areq *a = cache_areq_new(c, 1, 1);
+		if (!a) {
+			cache_pg_free(c, p);
+			break;
+		}
+		a->pg[0] = p;
+		a->iov[0] = (struct iovec){p->data + lo, n};
+		a->sparse = 1;
+		a->lo = lo;
+		a->hi = lo + (uint32_t)n;
+		a->start = ro;
+		a->len = a->left = n;
+		a->r = (struct ffio_req){.op = FFIO_OP_READ, .off = ro, .done = cache_read_done};
+		p->reading = 1;
+		c->below_reads++;
+		c->async_reads++;
+		if (cache_areq_submit(c, a) < 0) {
+			p->reading = 0;
+			free(a);
+			cache_pg_free(c, p);
+			break;
+		}
+	}
+}
+
+/* The kernel's own read-ahead follows the cache's page loads, not the
+ * application's pattern.  Strided records 64 KiB apart, with 64 KiB pages,
+ * are adjacent pages to it: it read the whole 256 MB file in 4 MiB
+ * requests to serve 4096 records of 256 bytes, 3.2x slower than without
+ * it.  So a cache that reads ahead (AHEAD > 0) turns the kernel's
+ * read-ahead off (POSIX_FADV_RANDOM) before it reads its first page or
+ * record of the file (cache_kernel_readahead_arm), turns it on while the
+ * pattern is sequential (it streams better than any hint: it reads into
+ * large folios; hints of the same window were 1.5x slower), and off again
+ * when a strided pattern holds: then the cache tells the kernel what to
+ * read next (WILLNEED starts the reads and returns) and loads each page or
+ * record when the application asks for it, from the kernel's page cache. */
+static void kernel_readahead(struct cache *c, int on)
+{
+	c->kernel_ra_armed = 0; /* decided */
+	if (c->no_advise || c->kernel_ra_off == !on)
+		return;
+	int err = ffio_below_advise(&c->base, 0, 0, on ? POSIX_FADV_NORMAL : POSIX_FADV_RANDOM);
+	if (err == -EOPNOTSUPP)
+		c->no_advise = 1;
+	else if (err == 0)
+		c->kernel_ra_off = !on;
+}
+
+/* Before the cache reads its first page or record of the file below: a
+ * cache that reads ahead turns the kernel's read-ahead off (see
+ * kernel_readahead), unless the pattern decided otherwise already.  Not at
+ * open: a file only written, or read in large requests around the cache
+ * (Program I), pays no system call for it. */
+void cache_kernel_readahead_arm(struct cache *c)
+{
+	if (c->kernel_ra_armed)
+		kernel_readahead(c, 0);
+}
+
+/* A hint: the kernel starts reading [off, off + len).  Returns 0, or
+ * -EOPNOTSUPP when nothing below takes hints. */
+static int ra_hint(struct cache *c, off_t off, off_t len)
+{
+	int err;
+
+	if (c->no_advise || !c->kernel_ra_off)
+		return -EOPNOTSUPP;
+	err = ffio_below_advise(&c->base, off, len, POSIX_FADV_WILLNEED);
+	if (err == -EOPNOTSUPP)
+		c->no_advise = 1;
+	else if (err == 0)
+		c->ra_hints++;
+	return err == -EOPNOTSUPP ? err : 0; /* a hint: a failure loses nothing */
+}
+
+/* Sparse strided records from the device: a hint for each record of the
+ * window not yet hinted; each is read when the application asks for it.
+ * Measured with 256-byte records 64 KiB apart, cold: 70 us a record one
+ * pread at a time, 13 us with the next 32 hinted; reading them ahead into
+ * the cache at queue depth over uring, 25 us. */
+static int ra_hint_records(struct cache *c, off_t next, off_t stride, size_t n, int window, off_t size)
+{
+	off_t ro = c->ra_hinted > next ? c->ra_hinted : next;
+
+	for (; ro < next + (off_t)window * stride && ro < size; ro += stride)
+		if (ra_hint(c, ro, (off_t)n) < 0)
+			return -EOPNOTSUPP;
+	c->ra_hinted = ro;
+	return 0;
+}
+
+/* The pages pnos[0..m) (ascending) ahead along the pattern: a hint for
+ * each run of adjacent ones. */
+static int ra_hint_pages(struct cache *c, const int64_t *pnos, int m, off_t size)
+{
+	for (int i = 0, j; i < m; i = j) {
+		for (j = i + 1; j < m && pnos[j] == pnos[j - 1] + 1;)
+			j++;
+		off_t lo = pg_start(c, pnos[i]), hi = pg_start(c, pnos[j - 1]) + (off_t)c->page;
+		if (ra_hint(c, lo, (hi < size ? hi : size) - lo) < 0)
+			return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Are all bytes of [off, off + len) in the cache? */
+static int cached(struct cache *c, off_t off, off_t len)
+{
+	while (len > 0) {
+		int64_t pno;
+		uint32_t lo;
+		size_t n = pg_span(c, off, (size_t)len, &pno, &lo);
+		struct cpage *p = pg_find(c, pno);
+		if (!p || !pg_holds(p, lo, lo + (uint32_t)n))
+			return 0;
+		off += (off_t)n;
+		len -= (off_t)n;
+	}
+	return 1;
+}
+
+/* What a run's fetch takes past the last run's length: what the last two
+ * runs differed by, at least a 32nd of a run.  netCDF's runs over a tile
+ * differ by a window as the tile's rows fall across its 8 KiB windows;
+ * an eighth to spare read 7-8% more than that (a worker's tile of the
+ * seed file: 8.75 MB below, 8.12 MB so, in the same 63 reads; at full
+ * size 83.6 MB and 77.1 MB in 218), and only the difference, without the
+ * 32nd, made 40 more reads of 218 at full size (each a round trip to the
+ * device for a file not in the page cache). */
+static off_t run_spare(const struct cache *c)
+{
+	off_t d = c->run_len > c->run_prev_len ? c->run_len - c->run_prev_len : c->run_prev_len - c->run_len;
+	return d > c->run_len / 32 ? d : c->run_len / 32;
+}
+
+/* Runs ahead, once runs come from the device (cache_note_load): a hint for
+ * each of the next AHEAD runs not hinted yet and not cached, with the
+ * kernel's own read-ahead off (it would read the gaps between them too);
+ * each run's part of a page is fetched when the application gets to it
+ * (cache_run_load).  A file in the page cache gets no hints: a hint costs
+ * a system call and a walk of the kernel's pages (2134 of them made a warm
+ * tile + record run 2.5 times as slow). */
+static void ra_hint_runs(struct cache *c, off_t size)
+{
+	off_t len = c->run_len + run_spare(c);
+
+	if (!c->from_device)
+		return;
+	kernel_readahead(c, 0);
+	for (int k = 1; k <= c->ahead; k++) {
+		off_t ro = c->run_start + (off_t)k * c->run_stride;
+		if (ro >= size)
+			break;
+		if (ro < c->run_hinted)
+			continue;
+		off_t n = len < size - ro ? len : size - ro;
+		if (!cached(c, ro, n) && ra_hint(c, ro, n) < 0)
+			return;
+		c->run_hinted = ro + 1;
+	}
+}
+
+/* Follow the access pattern: remember it, and when it holds, make sure the
+ * next AHEAD pages (or records, sparse) along it are cached or on their
+ * way: requests submitted together and committed in one batch, topped up
+ * when the one half-way ahead is missing. */
+void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
+{
+	off_t step;
+
+	run_track(c, off);
+	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
+		c->ra_stride = 0;
+		c->ra_hits++;
+	} else if (c->ra_valid && off - c->ra_last_off == c->ra_stride && c->ra_stride > 0) {
+		c->ra_hits++;
+	} else {
+		c->ra_stride = c->ra_valid ? off - c->ra_last_off : 0;
+		c->ra_hits = 0;
+		c->ra_hinted = 0;
+	}
+	c->ra_valid = 1;
+	c->ra_last_off = off;
+	c->ra_last_len = n;
+	if (c->ahead <= 0 || !c->can_read)
+		return;
+	if (cache_ra_runs(c)) {
+		ra_hint_runs(c, size);
+		return;
+	}
+	if (c->ra_hits < 1)
+		return;
+	kernel_readahead(c, c->ra_stride == 0);
+	if (c->ra_stride == 0 && !c->async_below && !c->kernel_ra_off && !c->no_advise)
+		return; /* sequential over a synchronous stack: the kernel reads ahead, pages load on demand */
+	off_t next = c->ra_stride ? off + c->ra_stride : off + (off_t)n;
+	step = c->ra_stride ? c->ra_stride : (off_t)c->page;
+	int window = c->ahead;
+	if (window > c->limit / 2)
+		window = (int)(c->limit / 2);
+	if (window < 1)
+		return;
+	int64_t probe = ra_page(c, next, step, window / 2);
+	if (pg_start(c, probe) >= size || pg_find(c, probe))
+		return;
+	if (c->ra_hinted > next + (off_t)(window / 2) * step)
+		return; /* hinted far enough ahead */
+	if (cache_ra_sparse(c) && c->from_device && ra_hint_records(c, next, c->ra_stride, n, window, size) == 0) {
+		return;
+	} else if (cache_ra_sparse(c)) {
+		ra_records(c, next, c->ra_stride, n, window, size);
+	} else {
+		/* the missing pages of the window along the pattern */
+		int64_t pnos[MAX_IOV];
+		int m = 0;
+		for (int k = 0; k < window && m < MAX_IOV; k++) {
+			int64_t pno = ra_page(c, next, step, k);
+			if (pg_start(c, pno) >= size)
+				break;
+			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
+				pnos[m++] = pno;
+		}
+		if (!c->async_below && c->ra_stride && !c->no_advise && c->from_device) {
+			int k = 0; /* those not hinted yet */
+			while (k < m && pg_start(c, pnos[k]) < c->ra_hinted)
+				k++;
+			if (ra_hint_pages(c, pnos + k, m - k, size) == 0) {
+				/* hinted up to the end of the window's last page (with a
+				 * stride under a page, the next records' offsets are still
+				 * in this page: every record hinted the next page again,
+				 * 15 times as slow as raw for 256 B records 4 KiB apart) */
+				off_t end = m > 0 ? pg_start(c, pnos[m - 1]) + (off_t)c->page : next + (off_t)window * step;
+				if (end > c->ra_hinted)
+					c->ra_hinted = end;
+				return;
+			}
+		}
+		if (!c->async_below) { /* no hints: read them now */
+			uint64_t t0 = ffio_now_ns();
+			if (m > 0 && cache_load_missing(c, pnos, m, 1) < 0)
+				c->ra_valid = 0;
+			else if (m > 0)
+				cache_note_load(c, (off_t)m * (off_t)c->page, t0);
+			return;
+		}
+		ra_pages(c, pnos, m);
+	}
+	if (ffio_below_commit(&c->base) < 0)
+		c->ra_valid = 0; /* read-ahead is a hint: forget the pattern */
+}
+
+/* A miss at [lo, hi) of page p (no dirty bytes) while runs hold: fetch
+ * up to where the current run, begun at start, should end (its length as
+ * the last one's, and run_spare; past that, a quarter run at a time),
+ * within the page; from the end of the valid range lo is in, if any (the
+ * range grows).  When that range holds an earlier run's bytes, the
+ * application reads the page through, run after run (tiles side by side):
+ * the whole page is loaded. */
+int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t start)
+{
+	off_t ps = pg_start(c, p->pno), end = start + c->run_len + run_spare(c);
+	int err;
+
+	if ((err = cache_pg_wait(c, p)) < 0)
+		return err;
+	if (end < ps + (off_t)hi)
+		end = ps + (off_t)hi + c->run_len / 4;
+	if (end > ps + (off_t)c->page)
+		end = ps + (off_t)c->page;
+	int at;
+	if (valid_covers(p, lo, hi, &at))
+		return 0; /* arrived while waiting */
+	if (at >= 0 && ps + (off_t)p->valid[at].lo < start)
+		return cache_pg_load(c, p); /* this run goes on from an earlier one's bytes: all of the page is wanted */
+	c->run_loads++;
+	uint32_t from = at >= 0 ? p->valid[at].hi : lo;
+	uint64_t t0 = ffio_now_ns();
+	if ((err = cache_pg_load_range(c, p, from, (uint32_t)(end - ps))) == 0)
+		cache_note_load(c, end - ps - from, t0);
+	return err;
+}
+
+/* A large read that goes around the cache: when it continues the one
+ * before it, the kernel reads ahead (see kernel_readahead). */
+void cache_around_ahead(struct cache *c, off_t off, size_t n)
+{
+	run_track(c, off);
+	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len)
+		kernel_readahead(c, 1);
+	c->ra_hinted = 0;
+	c->ra_valid = 1;
+	c->ra_last_off = off;
+	c->ra_last_len = n;
+	c->ra_stride = 0;
+}
