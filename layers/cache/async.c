@@ -24,14 +24,14 @@ struct areq *cache_areq_new(struct cache *c, int npg, int cnt)
 static void areq_link(struct cache *c, struct areq *a)
 {
 	a->prev = NULL;
-	a->next = c->reqs;
-	if (c->reqs)
-		c->reqs->prev = a;
-	c->reqs = a;
+	a->next = c->async.reqs;
+	if (c->async.reqs)
+		c->async.reqs->prev = a;
+	c->async.reqs = a;
 	for (int i = 0; i < a->npg; i++)
 		a->pg[i]->inflight++;
-	c->nreq++;
-	c->busy_pages += a->npg;
+	c->async.nreq++;
+	c->async.busy_pages += a->npg;
 }
 
 void cache_areq_unlink(struct cache *c, struct areq *a)
@@ -39,13 +39,13 @@ void cache_areq_unlink(struct cache *c, struct areq *a)
 	if (a->prev)
 		a->prev->next = a->next;
 	else
-		c->reqs = a->next;
+		c->async.reqs = a->next;
 	if (a->next)
 		a->next->prev = a->prev;
 	for (int i = 0; i < a->npg; i++)
 		a->pg[i]->inflight--;
-	c->nreq--;
-	c->busy_pages -= a->npg;
+	c->async.nreq--;
+	c->async.busy_pages -= a->npg;
 }
 
 /* Submit a (linked).  Learns whether the layer below completes requests
@@ -70,12 +70,12 @@ int cache_areq_submit(struct cache *c, struct areq *a)
 		return err;
 	}
 	completed = 1;
-	for (struct areq *x = c->reqs; x; x = x->next)
+	for (struct areq *x = c->async.reqs; x; x = x->next)
 		if ((void *)x == mark) {
 			completed = 0;
 			break;
 		}
-	c->async_below = !completed;
+	c->async.below = !completed;
 	return 0;
 }
 
@@ -129,9 +129,9 @@ void cache_write_done(struct ffio_req *r)
 		}
 		ffio_file_set_error(c->base.file, (int)res);
 	} else {
-		c->below_wbytes += a->len;
-		if (a->start + (off_t)a->len > c->disk_size)
-			c->disk_size = a->start + (off_t)a->len;
+		c->stats.below_wbytes += a->len;
+		if (a->start + (off_t)a->len > c->size.below)
+			c->size.below = a->start + (off_t)a->len;
 	}
 	free(a);
 }
@@ -147,7 +147,7 @@ void cache_read_done(struct ffio_req *r)
 
 	cache_areq_unlink(c, a);
 	if (res > 0)
-		c->below_rbytes += (uint64_t)res;
+		c->stats.below_rbytes += (uint64_t)res;
 	for (int j = 0; j < a->npg; j++) {
 		struct cpage *p = a->pg[j];
 		p->reading = 0;
@@ -158,17 +158,17 @@ void cache_read_done(struct ffio_req *r)
 			memset(p->data + a->lo + have, 0, want - have); /* past the end of file */
 			cache_valid_add(p, a->lo, a->hi); /* no room: a later read fetches it again */
 		} else {
-			size_t at = (size_t)j * c->page;
+			size_t at = (size_t)j * c->conf.page;
 			size_t have = (size_t)res > at ? (size_t)res - at : 0;
-			if (have > c->page)
-				have = c->page;
-			memset(p->data + have, 0, c->page - have);
+			if (have > c->conf.page)
+				have = c->conf.page;
+			memset(p->data + have, 0, c->conf.page - have);
 			p->known = 1;
 		}
 		p->ra = 1;
 	}
-	if (res > 0 && a->start + (off_t)res > c->disk_size)
-		c->disk_size = a->start + (off_t)res;
+	if (res > 0 && a->start + (off_t)res > c->size.below)
+		c->size.below = a->start + (off_t)res;
 	free(a);
 }
 
@@ -176,16 +176,16 @@ void cache_read_done(struct ffio_req *r)
  * layer below has nothing to give back although we wait. */
 int cache_reap_one(struct cache *c)
 {
-	long before = c->nreq;
+	long before = c->async.nreq;
 	int err = ffio_below_commit(&c->base);
 	if (err < 0)
 		return err;
-	for (int tries = 0; tries < 2 && c->nreq == before; tries++) {
+	for (int tries = 0; tries < 2 && c->async.nreq == before; tries++) {
 		int n = ffio_below_reap(&c->base, 1);
 		if (n < 0)
 			return n;
 	}
-	if (c->nreq == before && before > 0) {
+	if (c->async.nreq == before && before > 0) {
 		static int once;
 		ffio_log_once(&once, "cache: requests in flight below never complete");
 		return -EIO;
@@ -207,8 +207,8 @@ int cache_pg_wait(struct cache *c, struct cpage *p)
 /* Wait for every request in flight. */
 int cache_wait_all(struct cache *c)
 {
-	int err = c->nreq ? ffio_below_commit(&c->base) : 0;
-	while (c->nreq > 0 && err == 0)
+	int err = c->async.nreq ? ffio_below_commit(&c->base) : 0;
+	while (c->async.nreq > 0 && err == 0)
 		err = cache_reap_one(c);
 	return err;
 }

@@ -15,12 +15,12 @@ int cache_below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, si
 	size_t total = ffio_iov_len(iov, cnt), done = 0;
 	ssize_t r;
 
-	c->below_reads++;
-	if (cnt == 1 && !c->direct) {
+	c->stats.below_reads++;
+	if (cnt == 1 && !c->conf.direct) {
 		int err = ffio_below_pread_full(&c->base, iov[0].iov_base, total, off, got);
 		if (err < 0)
 			return err;
-		c->below_rbytes += *got;
+		c->stats.below_rbytes += *got;
 		return 0;
 	}
 	for (;;) {
@@ -30,7 +30,7 @@ int cache_below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, si
 		if (r < 0)
 			return (int)r;
 		done += (size_t)r;
-		if (r == 0 || done == total || c->direct)
+		if (r == 0 || done == total || c->conf.direct)
 			break;
 		/* short but not at end: go on with the rest */
 		size_t skip = (size_t)r;
@@ -43,7 +43,7 @@ int cache_below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, si
 		iov->iov_len -= skip;
 		off += r;
 	}
-	c->below_rbytes += done;
+	c->stats.below_rbytes += done;
 	*got = done;
 	return 0;
 }
@@ -62,25 +62,25 @@ int cache_pg_load(struct cache *c, struct cpage *p)
 	if (p->known) /* a read-ahead of it arrived */
 		return 0;
 	if (start < size) {
-		if (!c->can_read)
+		if (!c->conf.can_read)
 			return -EBADF;
 		if (p->next_ext && (err = cache_get_scratch(c)) < 0)
 			return err;
-		char *dst = p->next_ext ? c->scratch : p->data;
-		struct iovec iov = {dst, c->page};
+		char *dst = p->next_ext ? c->bufs.scratch : p->data;
+		struct iovec iov = {dst, c->conf.page};
 		cache_kernel_readahead_arm(c);
 		if ((err = cache_below_readv(c, &iov, 1, start, &got)) < 0)
 			return err;
-		if (start + (off_t)got > c->disk_size)
-			c->disk_size = start + (off_t)got;
-		memset(dst + got, 0, c->page - got);
+		if (start + (off_t)got > c->size.below)
+			c->size.below = start + (off_t)got;
+		memset(dst + got, 0, c->conf.page - got);
 		if (p->next_ext) { /* copy the bytes around the dirty extents */
 			uint32_t at = 0;
 			for (uint32_t i = 0; i < p->next_ext; i++) {
 				memcpy(p->data + at, dst + at, p->ext[i].lo - at);
 				at = p->ext[i].hi;
 			}
-			memcpy(p->data + at, dst + at, c->page - at);
+			memcpy(p->data + at, dst + at, c->conf.page - at);
 		}
 	} else {
 		uint32_t at = 0;
@@ -88,7 +88,7 @@ int cache_pg_load(struct cache *c, struct cpage *p)
 			memset(p->data + at, 0, p->ext[i].lo - at);
 			at = p->ext[i].hi;
 		}
-		memset(p->data + at, 0, c->page - at);
+		memset(p->data + at, 0, c->conf.page - at);
 	}
 	p->known = 1;
 	p->nvalid = 0;
@@ -118,14 +118,14 @@ int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
 				break;
 			}
 			pg[k]->pin = 1;
-			iov[k] = (struct iovec){pg[k]->data, c->page};
+			iov[k] = (struct iovec){pg[k]->data, c->conf.page};
 			k++;
 		}
 		if (k == 0)
 			break;
 		off_t start = pg_start(c, pnos[i]);
 		size_t got = 0;
-		if (start < size && !c->can_read) {
+		if (start < size && !c->conf.can_read) {
 			err = -EBADF;
 		} else if (start < size) {
 			cache_kernel_readahead_arm(c);
@@ -133,19 +133,19 @@ int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
 		}
 		for (int j = 0; j < k; j++) {
 			struct cpage *p = pg[j];
-			size_t at = (size_t)j * c->page, have = got > at ? got - at : 0;
+			size_t at = (size_t)j * c->conf.page, have = got > at ? got - at : 0;
 			p->pin = 0;
 			if (err < 0) {
 				cache_pg_free(c, p);
 				continue;
 			}
-			if (have < c->page)
-				memset(p->data + have, 0, c->page - have);
+			if (have < c->conf.page)
+				memset(p->data + have, 0, c->conf.page - have);
 			p->known = 1;
 			p->ra = ra;
 		}
-		if (err == 0 && start + (off_t)got > c->disk_size)
-			c->disk_size = start + (off_t)got;
+		if (err == 0 && start + (off_t)got > c->size.below)
+			c->size.below = start + (off_t)got;
 		i += k;
 		if (starved)
 			break;
@@ -160,10 +160,11 @@ int cache_pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t 
 	size_t got = 0;
 	int err;
 
-	if (!c->can_read)
+	if (!c->conf.can_read)
 		return -EBADF;
 	cache_kernel_readahead_arm(c);
-	if ((err = cache_pg_wait(c, p)) < 0 || (err = cache_below_readv(c, &iov, 1, pg_start(c, p->pno) + lo, &got)) < 0)
+	if ((err = cache_pg_wait(c, p)) < 0 ||
+	    (err = cache_below_readv(c, &iov, 1, pg_start(c, p->pno) + lo, &got)) < 0)
 		return err;
 	memset(p->data + lo + got, 0, hi - lo - got);
 	if (cache_valid_add(p, lo, hi) < 0) { /* no room: this range alone */

@@ -36,10 +36,10 @@
  * more: a small file never pays for a huge page it would not fill. */
 static int huge_ok(const struct cache *c)
 {
-	return c->page >= HUGE_MIN_PAGE && c->page % BLOCK == 0 && HUGE_CHUNK % c->page == 0 &&
-	       c->pool == &c->own_pool &&
-	       ((size_t)c->npages * c->page >= HUGE_AFTER ||
-		(c->size_known && c->disk_size >= (off_t)HUGE_CHUNK));
+	return c->conf.page >= HUGE_MIN_PAGE && c->conf.page % BLOCK == 0 && HUGE_CHUNK % c->conf.page == 0 &&
+	       c->pages.pool == &c->pages.own_pool &&
+	       ((size_t)c->pages.npages * c->conf.page >= HUGE_AFTER ||
+		(c->size.below_known && c->size.below >= (off_t)HUGE_CHUNK));
 }
 
 /* A buffer for p->data: a freed carved one first, then a carved one, else
@@ -48,42 +48,42 @@ char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
 	*fresh = 0;
 	p->chunked = 0;
-	if (c->free_bufs) {
-		char *b = c->free_bufs;
-		memcpy(&c->free_bufs, b, sizeof(void *));
+	if (c->bufs.free_bufs) {
+		char *b = c->bufs.free_bufs;
+		memcpy(&c->bufs.free_bufs, b, sizeof(void *));
 		p->chunked = 1;
 		return b;
 	}
-	if (c->carve_left < c->page && huge_ok(c)) {
+	if (c->bufs.carve_left < c->conf.page && huge_ok(c)) {
 		int chunk_fresh;
 		struct ffio_chunk *k = ffio_chunk_get(&chunk_fresh);
-		c->carve_fresh = chunk_fresh;
+		c->bufs.carve_fresh = chunk_fresh;
 		if (k) {
-			k->next = c->chunks;
-			c->chunks = k;
-			c->carve = k->mem;
-			c->carve_left = HUGE_CHUNK;
+			k->next = c->bufs.chunks;
+			c->bufs.chunks = k;
+			c->bufs.carve = k->mem;
+			c->bufs.carve_left = HUGE_CHUNK;
 		}
 	}
-	if (c->carve_left >= c->page) {
-		char *b = c->carve;
-		c->carve += c->page;
-		c->carve_left -= c->page;
+	if (c->bufs.carve_left >= c->conf.page) {
+		char *b = c->bufs.carve;
+		c->bufs.carve += c->conf.page;
+		c->bufs.carve_left -= c->conf.page;
 		p->chunked = 1;
-		*fresh = c->carve_fresh; /* never touched: the kernel gives zeros */
+		*fresh = c->bufs.carve_fresh; /* never touched: the kernel gives zeros */
 		return b;
 	}
-	return ffio_buf_alloc(c->page, BLOCK);
+	return ffio_buf_alloc(c->conf.page, BLOCK);
 }
 
 /* Give p's buffer back (carved ones stay with the cache until release). */
 void cache_buf_put(struct cache *c, struct cpage *p)
 {
 	if (p->chunked) {
-		memcpy(p->data, &c->free_bufs, sizeof(void *));
-		c->free_bufs = p->data;
+		memcpy(p->data, &c->bufs.free_bufs, sizeof(void *));
+		c->bufs.free_bufs = p->data;
 	} else {
-		ffio_buf_free(p->data, c->page);
+		ffio_buf_free(p->data, c->conf.page);
 	}
 	p->data = NULL;
 }
@@ -92,22 +92,22 @@ void cache_buf_put(struct cache *c, struct cpage *p)
  * scratch page too. */
 void cache_bufs_release(struct cache *c)
 {
-	if (c->scratch)
-		ffio_buf_free(c->scratch, c->page);
-	c->scratch = NULL;
-	while (c->chunks) {
-		struct ffio_chunk *k = c->chunks;
-		c->chunks = k->next;
+	if (c->bufs.scratch)
+		ffio_buf_free(c->bufs.scratch, c->conf.page);
+	c->bufs.scratch = NULL;
+	while (c->bufs.chunks) {
+		struct ffio_chunk *k = c->bufs.chunks;
+		c->bufs.chunks = k->next;
 		ffio_chunk_put(k);
 	}
-	c->carve = NULL;
-	c->carve_left = 0;
-	c->free_bufs = NULL;
+	c->bufs.carve = NULL;
+	c->bufs.carve_left = 0;
+	c->bufs.free_bufs = NULL;
 }
 
 int cache_get_scratch(struct cache *c)
 {
-	if (!c->scratch && !(c->scratch = ffio_buf_alloc(c->page, BLOCK)))
+	if (!c->bufs.scratch && !(c->bufs.scratch = ffio_buf_alloc(c->conf.page, BLOCK)))
 		return -ENOMEM;
 	return 0;
 }

@@ -29,36 +29,36 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 
 	if ((err = cache_wait_all(c)) < 0 || (err = ffio_below_truncate(l, len)) < 0)
 		return err;
-	struct cpage *p = c->lru.next, *next;
-	for (; p != &c->lru; p = next) {
+	struct cpage *p = c->pages.lru.next, *next;
+	for (; p != &c->pages.lru; p = next) {
 		next = p->next;
 		off_t ps = pg_start(c, p->pno);
 		if (ps >= len) {
 			cache_pg_free(c, p);
-		} else if (ps + (off_t)c->page > len) {
+		} else if (ps + (off_t)c->conf.page > len) {
 			uint32_t cut = (uint32_t)(len - ps);
-			if (p->next_ext && cache_ext_remove(p, cut, (uint32_t)c->page) < 0) {
+			if (p->next_ext && cache_ext_remove(p, cut, (uint32_t)c->conf.page) < 0) {
 				cache_pg_free(c, p); /* out of memory: drop the page's data */
 				continue;
 			}
-			memset(p->data + cut, 0, c->page - cut);
+			memset(p->data + cut, 0, c->conf.page - cut);
 			cache_valid_cut(p, cut);
 		}
 	}
 	/* recount the dirty pages: cutting may have emptied some */
-	c->ndirty = 0;
-	for (p = c->lru.next; p != &c->lru; p = p->next)
-		c->ndirty += p->next_ext != 0;
-	c->disk_size = len;
-	c->size_known = 1;
-	if (c->cached_end > len)
-		c->cached_end = len;
+	c->pages.ndirty = 0;
+	for (p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
+		c->pages.ndirty += p->next_ext != 0;
+	c->size.below = len;
+	c->size.below_known = 1;
+	if (c->size.cached_end > len)
+		c->size.cached_end = len;
 	return 0;
 }
 
 static int cache_flush(struct ffio_layer *l)
 {
-	CACHE(l)->big_return_ns = 0; /* I/O, not work: see behind_pays */
+	CACHE(l)->big.return_ns = 0; /* I/O, not work: see behind_pays */
 	int err = cache_flush_all(CACHE(l));
 	int e2 = ffio_below_flush(l);
 	return err < 0 ? err : e2;
@@ -67,23 +67,23 @@ static int cache_flush(struct ffio_layer *l)
 static int cache_fsync(struct ffio_layer *l, int datasync)
 {
 	struct cache *c = CACHE(l);
-	c->big_return_ns = 0; /* I/O, not work: see behind_pays */
+	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
 	int err = cache_flush_all(c);
 	int e2 = ffio_below_fsync(l, datasync);
 	cache_drop_clean(c);
-	c->size_known = 0;
-	c->ra_valid = 0;
+	c->size.below_known = 0;
+	c->ra.valid = 0;
 	return err < 0 ? err : e2;
 }
 
 static void recompute_cached_end(struct cache *c)
 {
-	c->cached_end = 0;
-	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next)
+	c->size.cached_end = 0;
+	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
 		if (p->next_ext) {
 			off_t e = pg_start(c, p->pno) + p->ext[p->next_ext - 1].hi;
-			if (e > c->cached_end)
-				c->cached_end = e;
+			if (e > c->size.cached_end)
+				c->size.cached_end = e;
 		}
 }
 
@@ -94,8 +94,8 @@ static int cache_invalidate(struct ffio_layer *l)
 	if (err < 0)
 		return err;
 	cache_drop_clean(c);
-	c->size_known = 0;
-	c->ra_valid = 0;
+	c->size.below_known = 0;
+	c->ra.valid = 0;
 	recompute_cached_end(c);
 	return ffio_below_invalidate(l);
 }
@@ -107,10 +107,10 @@ static int cache_discard(struct ffio_layer *l)
 	int err = cache_wait_all(c);
 	if (err < 0)
 		return err;
-	while (c->lru.next != &c->lru)
-		cache_pg_free(c, c->lru.next);
-	c->cached_end = 0;
-	c->size_known = 0;
+	while (c->pages.lru.next != &c->pages.lru)
+		cache_pg_free(c, c->pages.lru.next);
+	c->size.cached_end = 0;
+	c->size.below_known = 0;
 	return 0;
 }
 
@@ -122,95 +122,96 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	const struct ffio_layer_spec *ls = l->spec;
 	int err, bflags;
 
-	c->page = (size_t)ls->arg[FFIO_CACHE_PAGE];
-	c->limit = (long)ls->arg[FFIO_CACHE_PAGES];
-	c->ahead = (int)ls->arg[FFIO_CACHE_AHEAD];
-	c->flags = ls->flags;
-	if (c->page < 1)
-		c->page = 1;
-	if (c->page > (size_t)1 << 30)
-		c->page = (size_t)1 << 30;
-	if (c->limit < 1)
-		c->limit = 1;
-	c->direct = (c->flags & FFIO_CACHE_DIRECT) != 0;
-	if (c->direct)
-		c->page = (c->page + BLOCK - 1) & ~(size_t)(BLOCK - 1);
-	c->lru.next = c->lru.prev = &c->lru;
+	c->conf.page = (size_t)ls->arg[FFIO_CACHE_PAGE];
+	c->conf.limit = (long)ls->arg[FFIO_CACHE_PAGES];
+	c->conf.ahead = (int)ls->arg[FFIO_CACHE_AHEAD];
+	c->conf.flags = ls->flags;
+	if (c->conf.page < 1)
+		c->conf.page = 1;
+	if (c->conf.page > (size_t)1 << 30)
+		c->conf.page = (size_t)1 << 30;
+	if (c->conf.limit < 1)
+		c->conf.limit = 1;
+	c->conf.direct = (c->conf.flags & FFIO_CACHE_DIRECT) != 0;
+	if (c->conf.direct)
+		c->conf.page = (c->conf.page + BLOCK - 1) & ~(size_t)(BLOCK - 1);
+	c->pages.lru.next = c->pages.lru.prev = &c->pages.lru;
 
 	/* Open below readable when possible (sieving, partial pages). */
 	bflags = flags & ~O_APPEND;
-	c->can_read = (flags & O_ACCMODE) != O_WRONLY;
+	c->conf.can_read = (flags & O_ACCMODE) != O_WRONLY;
 	if ((flags & O_ACCMODE) == O_WRONLY)
 		bflags = (bflags & ~O_ACCMODE) | O_RDWR;
-	if (c->direct)
+	if (c->conf.direct)
 		bflags |= O_DIRECT;
 	err = ffio_below_open(l, dirfd, path, bflags, mode);
 	if (err == -EACCES && (flags & O_ACCMODE) == O_WRONLY) {
 		bflags = (bflags & ~O_ACCMODE) | O_WRONLY;
 		err = ffio_below_open(l, dirfd, path, bflags, mode);
 	} else if (err == 0) {
-		c->can_read = 1;
+		c->conf.can_read = 1;
 	}
-	if (err == -EINVAL && c->direct) {
+	if (err == -EINVAL && c->conf.direct) {
 		static int once;
 		ffio_log_once(&once, "%s: O_DIRECT not supported here; the cache runs without it", path);
-		c->direct = 0;
+		c->conf.direct = 0;
 		bflags &= ~O_DIRECT;
 		err = ffio_below_open(l, dirfd, path, bflags, mode);
 	}
 	if (err < 0)
 		return err;
 	/* Without AHEAD the kernel's read-ahead stays on. */
-	c->kernel_ra_armed = c->ahead > 0 && c->can_read && !c->direct;
+	c->ra.kernel_armed = c->conf.ahead > 0 && c->conf.can_read && !c->conf.direct;
 
 	size_t hsize = 16;
-	long want = c->limit;
-	if (c->flags & FFIO_CACHE_SHARED) {
+	long want = c->conf.limit;
+	if (c->conf.flags & FFIO_CACHE_SHARED) {
 		struct ffio_layer_spec *mls = (struct ffio_layer_spec *)ls;
 		pthread_mutex_lock(&mls->shared_lock);
 		if (!mls->shared) {
 			struct cpool *pool = calloc(1, sizeof *pool);
 			if (pool) {
 				pthread_mutex_init(&pool->lock, NULL);
-				pool->limit = c->limit;
+				pool->limit = c->conf.limit;
 			}
 			mls->shared = pool;
 		}
-		c->pool = mls->shared;
-		if (c->pool) {
-			pthread_mutex_lock(&c->pool->lock);
-			c->pool->nfiles++;
-			pthread_mutex_unlock(&c->pool->lock);
+		c->pages.pool = mls->shared;
+		if (c->pages.pool) {
+			pthread_mutex_lock(&c->pages.pool->lock);
+			c->pages.pool->nfiles++;
+			pthread_mutex_unlock(&c->pages.pool->lock);
 		}
 		pthread_mutex_unlock(&mls->shared_lock);
 	}
-	if (!c->pool) {
-		c->pool = &c->own_pool;
-		pthread_mutex_init(&c->own_pool.lock, NULL);
-		c->own_pool.limit = c->limit;
-		c->own_pool.nfiles = 1;
+	if (!c->pages.pool) {
+		c->pages.pool = &c->pages.own_pool;
+		pthread_mutex_init(&c->pages.own_pool.lock, NULL);
+		c->pages.own_pool.limit = c->conf.limit;
+		c->pages.own_pool.nfiles = 1;
 	}
 	while ((long)hsize < 2 * want && hsize < ((size_t)1 << 24))
 		hsize *= 2;
-	c->hash = calloc(hsize, sizeof *c->hash);
-	if (!c->hash) {
+	c->pages.hash = calloc(hsize, sizeof *c->pages.hash);
+	if (!c->pages.hash) {
 		ffio_below_close(l);
 		return -ENOMEM;
 	}
-	c->hmask = hsize - 1;
+	c->pages.hmask = hsize - 1;
 	cache_evict_open(c);
-	c->around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */
-	c->copy_ns_per_mib = 100000;   /* and 10 GiB/s for a copy */
+	c->big.around_ns_per_mib = 250000; /* a first guess: 4 GiB/s into the page cache */
+	c->big.copy_ns_per_mib = 100000;   /* and 10 GiB/s for a copy */
 	/* Expect asynchronous completion over uring (learned at each submit:
 	 * a uring without a ring completes at once, as sys). */
 	for (struct ffio_layer *b = l->below; b; b = b->below)
 		if (!b->below && b->ops == &ffio_layer_uring && !ffio_layer_uring.unavailable)
-			c->async_below = 1;
+			c->async.below = 1;
 	return 0;
 }
 
 static void report(struct cache *c)
 {
+	const struct cache_stats *s = &c->stats;
 	char label[128], text[2048];
 	int n;
 
@@ -225,27 +226,27 @@ static void report(struct cache *c)
 		     "  evictions: %" PRIu64 " clean, %" PRIu64 " complete dirty, %" PRIu64 " dirty with gaps"
 		     "; %" PRIu64 " of them in a loop, most recent first\n"
 		     "  memory: at most %ld of %ld pages held (%zu KiB of page buffers)\n",
-		     label, c->base.file->path, c->n_read, c->b_read, c->n_write, c->b_write, c->hits,
-		     c->misses, c->ra_used, c->ra_wasted, c->ra_hints, c->run_loads, c->below_reads, c->below_rbytes, c->below_writes,
-		     c->below_wbytes, c->bypass, c->async_writes, c->async_reads, c->ev_clean,
-		     c->ev_complete, c->ev_gaps, c->ev_loop, c->npages_peak, c->limit,
-		     (size_t)c->npages_peak * (c->page >> 10));
+		     label, c->base.file->path, s->n_read, s->b_read, s->n_write, s->b_write, s->hits,
+		     s->misses, s->ra_used, s->ra_wasted, s->ra_hints, s->run_loads, s->below_reads, s->below_rbytes, s->below_writes,
+		     s->below_wbytes, s->bypass, s->async_writes, s->async_reads, s->ev_clean,
+		     s->ev_complete, s->ev_gaps, s->ev_loop, c->pages.npages_peak, c->conf.limit,
+		     (size_t)c->pages.npages_peak * (c->conf.page >> 10));
 	if (n > 0)
 		ffio_log_raw(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }
 
 static void release(struct cache *c)
 {
-	while (c->lru.next != &c->lru)
-		cache_pg_free(c, c->lru.next);
+	while (c->pages.lru.next != &c->pages.lru)
+		cache_pg_free(c, c->pages.lru.next);
 	cache_bufs_release(c);
 	cache_evict_release(c);
-	free(c->hash);
-	c->hash = NULL;
-	if (c->pool != &c->own_pool) {
-		pthread_mutex_lock(&c->pool->lock);
-		c->pool->nfiles--;
-		pthread_mutex_unlock(&c->pool->lock);
+	free(c->pages.hash);
+	c->pages.hash = NULL;
+	if (c->pages.pool != &c->pages.own_pool) {
+		pthread_mutex_lock(&c->pages.pool->lock);
+		c->pages.pool->nfiles--;
+		pthread_mutex_unlock(&c->pages.pool->lock);
 	}
 }
 
@@ -254,10 +255,10 @@ static int cache_close(struct ffio_layer *l)
 	struct cache *c = CACHE(l);
 	int err = cache_flush_all(c);
 
-	if (c->flags & FFIO_CACHE_DIAG)
+	if (c->conf.flags & FFIO_CACHE_DIAG)
 		report(c);
-	if (c->nreq > 0) { /* cannot free buffers in flight: keep them */
-		ffio_log("%s: cache: %ld requests never completed", c->base.file->path, c->nreq);
+	if (c->async.nreq > 0) { /* cannot free buffers in flight: keep them */
+		ffio_log("%s: cache: %ld requests never completed", c->base.file->path, c->async.nreq);
 		return ffio_below_close(l);
 	}
 	release(c);
@@ -269,15 +270,15 @@ static int cache_stats(struct ffio_layer *l, struct ffio_stats *st)
 {
 	struct cache *c = CACHE(l);
 	st->position = l->index;
-	st->count[FFIO_STAT_READ] = c->n_read;
-	st->bytes[FFIO_STAT_READ] = c->b_read;
-	st->count[FFIO_STAT_WRITE] = c->n_write;
-	st->bytes[FFIO_STAT_WRITE] = c->b_write;
-	st->hits = c->hits;
-	st->misses = c->misses;
-	st->readahead_used = c->ra_used;
-	st->readahead_wasted = c->ra_wasted;
-	st->evictions = c->ev_clean + c->ev_complete + c->ev_gaps;
+	st->count[FFIO_STAT_READ] = c->stats.n_read;
+	st->bytes[FFIO_STAT_READ] = c->stats.b_read;
+	st->count[FFIO_STAT_WRITE] = c->stats.n_write;
+	st->bytes[FFIO_STAT_WRITE] = c->stats.b_write;
+	st->hits = c->stats.hits;
+	st->misses = c->stats.misses;
+	st->readahead_used = c->stats.ra_used;
+	st->readahead_wasted = c->stats.ra_wasted;
+	st->evictions = c->stats.ev_clean + c->stats.ev_complete + c->stats.ev_gaps;
 	return 0;
 }
 
@@ -285,17 +286,17 @@ static int cache_stats(struct ffio_layer *l, struct ffio_stats *st)
 static void cache_atfork_child(struct ffio_layer *l)
 {
 	struct cache *c = CACHE(l);
-	if (c->pool != &c->own_pool)
-		pthread_mutex_init(&c->pool->lock, NULL);
-	pthread_mutex_init(&c->own_pool.lock, NULL);
+	if (c->pages.pool != &c->pages.own_pool)
+		pthread_mutex_init(&c->pages.pool->lock, NULL);
+	pthread_mutex_init(&c->pages.own_pool.lock, NULL);
 	/* the parent's requests in flight are not ours (the layer below
 	 * dropped them without completing them) */
-	while (c->reqs) {
-		struct areq *a = c->reqs;
+	while (c->async.reqs) {
+		struct areq *a = c->async.reqs;
 		cache_areq_unlink(c, a);
 		free(a);
 	}
-	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next) {
+	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next) {
 		if (p->next_ext || p->reading)
 			p->known = 0;
 		pg_set_clean(c, p);
@@ -304,7 +305,7 @@ static void cache_atfork_child(struct ffio_layer *l)
 	}
 	cache_drop_clean(c);
 	recompute_cached_end(c);
-	c->size_known = 0;
+	c->size.below_known = 0;
 }
 
 static const struct ffio_flag cache_flags[] = {

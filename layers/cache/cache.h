@@ -64,10 +64,12 @@
 #define MAX_IOV 1024        /* iovecs in one request below (IOV_MAX) */
 #define MAX_VALID 8         /* clean valid ranges an unknown page remembers */
 
+/* A range [lo, hi) of bytes within a page. */
 struct cext {
 	uint32_t lo, hi;
 };
 
+/* A page of the file held in the cache. */
 struct cpage {
 	int64_t pno;                      /* page number: offset / PAGE */
 	char *data;
@@ -97,57 +99,84 @@ struct cpool {
 	int starved;  /* a file under its share found the pool full */
 };
 
-struct cache {
-	struct ffio_layer base;
-	size_t page;
-	long limit;
-	int ahead;
-	unsigned flags;
+/* The state of one cache (one file, or one file of a .shared entry) is
+ * grouped by the part that owns it: the part that writes it, or most of
+ * it; the others read it, and the few other writers are named. */
+
+/* The parameters, fixed at open (cache.c). */
+struct cache_conf {
+	size_t page;                 /* PAGE: bytes per page */
+	long limit;                  /* PAGES: the most pages held */
+	int ahead;                   /* AHEAD: pages (or records, runs) read ahead */
+	unsigned flags;              /* FFIO_CACHE_* of the spec */
 	int direct;                  /* O_DIRECT below is in force */
 	int can_read;                /* the file is open for reading below */
-	struct cpool *pool;
-	struct cpool own_pool;
+};
 
+/* The pages: found by number in the hash table, aged on the LRU list,
+ * taken from the page budget (page.c; set up at open, cache.c).  ndirty
+ * follows the pages' dirty extents wherever they change (writes, flushes,
+ * truncation). */
+struct cache_pages {
+	struct cpool *pool;          /* the budget: own_pool, or the entry's (.shared) */
+	struct cpool own_pool;
 	struct cpage **hash;
 	size_t hmask;
 	struct cpage lru;            /* sentinel */
 	long npages, ndirty;
 	long npages_peak;            /* the most pages held at once (.diag) */
 	struct cpage *last;          /* the page touched last */
-	char *scratch;               /* one page, for merging reads into dirty pages */
+};
 
-	/* page buffers carved from huge chunks (not .shared) */
+/* Page buffers carved from huge chunks (not .shared), and the scratch
+ * page (buffer.c). */
+struct cache_bufs {
 	struct ffio_chunk *chunks;   /* every chunk, given back at release */
 	char *carve;                 /* the rest of the newest chunk */
 	size_t carve_left;
 	int carve_fresh;             /* the newest chunk was never used: zeros */
 	void *free_bufs;             /* freed carved buffers, linked through their first bytes */
+	char *scratch;               /* one page, for merging reads into dirty pages */
+};
 
-	off_t disk_size;             /* the file's size below, as last known */
-	int size_known;
+/* The file's size: below, as last known (asked for by disk_size when not
+ * known; moved on by every part that writes or reads past it), and with
+ * the cached writes (write.c; cut by truncation, cache.c). */
+struct cache_size {
+	off_t below;                 /* the file's size below, as last known */
+	int below_known;
 	off_t cached_end;            /* end of the furthest write not known to be below */
+};
 
-	/* read-ahead pattern */
-	off_t ra_last_off;
-	size_t ra_last_len;
-	off_t ra_stride;
-	int ra_hits;
-	int ra_valid;
+/* The read-ahead pattern, the kernel's read-ahead and hints
+ * (readahead.c; forgotten at fsync and invalidate, cache.c). */
+struct cache_ra {
+	off_t last_off;              /* the last read */
+	size_t last_len;
+	off_t stride;                /* from the read before it (0: sequential) */
+	int hits;                    /* reads in a row along the pattern */
+	int valid;                   /* last_off, last_len hold a read */
+	off_t hinted;                /* records before this offset were hinted */
 	int no_advise;               /* nothing below takes read hints */
-	off_t ra_hinted;             /* records before this offset were hinted */
-	int kernel_ra_off;           /* the kernel's read-ahead is off (RANDOM) */
-	int kernel_ra_armed;         /* turn it off before the first page or record is read */
-
-	/* runs: sequential reads that jump ahead now and then (see ra_runs) */
-	off_t run_start;             /* where the current run began */
-	int run_reads;               /* reads in it so far */
-	off_t run_len, run_prev_len; /* the last two runs' lengths (0: none, or one read) */
-	off_t run_stride;            /* from the last run's start to this one's */
-	off_t run_hinted;            /* runs starting before this offset were hinted */
-	int slow_loads;              /* loads in a row slower than memory (note_load) */
+	int kernel_off;              /* the kernel's read-ahead is off (RANDOM) */
+	int kernel_armed;            /* turn it off before the first page or record is read */
+	int slow_loads;              /* loads in a row slower than memory (cache_note_load) */
 	int from_device;             /* two of them: the file comes from the device (sticky) */
+};
 
-	/* loops larger than the cache (see ghost_note) */
+/* Runs: sequential reads that jump ahead now and then (see cache_ra_runs;
+ * readahead.c). */
+struct cache_run {
+	off_t start;                 /* where the current run began */
+	int reads;                   /* reads in it so far */
+	off_t len, prev_len;         /* the last two runs' lengths (0: none, or one read) */
+	off_t stride;                /* from the last run's start to this one's */
+	off_t hinted;                /* runs starting before this offset were hinted */
+};
+
+/* Loops larger than the cache, and how far the cache grows (see
+ * cache_ghost_note; evict.c). */
+struct cache_evict {
 	int64_t *ghost;              /* the pages evicted last, a ring of ghost_cap (-1: none) */
 	int32_t *ghost_at;           /* ring slots by page, open addressing (-1: empty) */
 	int ghost_cap, ghost_bits;
@@ -155,34 +184,56 @@ struct cache {
 	int64_t ghost_prev;          /* ring slot of the last page found there, or -1 */
 	int loop_new, loop_in_order; /* new pages, and those evicted in order, this window */
 	int loop_mode;               /* victims from the most recent end */
-	long grow_limit;             /* pages taken before clean ones are reused (see ghost_note) */
+	long grow_limit;             /* pages taken before clean ones are reused (see cache_ghost_note) */
+};
 
-	/* statistics */
+/* Requests below in flight (async.c; waiting is set by flush.c). */
+struct cache_async {
+	int below;                   /* the layer below completes requests later */
+	int waiting;                 /* in cache_flush_all: the caller waits for the writes */
+	long nreq;                   /* requests in flight */
+	long busy_pages;             /* page references of requests in flight */
+	struct areq *reqs;           /* requests in flight (for fork) */
+};
+
+/* Large writes over an asynchronous stack: copy and write behind, or
+ * write around now (see behind_pays; write.c; reads, flushes and fsyncs
+ * reset return_ns). */
+struct cache_big {
+	uint64_t return_ns;          /* when the last large write returned, or 0 */
+	uint64_t around_ns_per_mib;  /* what writing around cost, smoothed */
+	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
+};
+
+/* Counters, reported at close (.diag) and by ffgetstats (cache.c); each
+ * counted where its event happens. */
+struct cache_stats {
 	uint64_t n_read, b_read, n_write, b_write;
 	uint64_t hits, misses, ra_used, ra_wasted, ra_hints, run_loads;
 	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
 	uint64_t ev_clean, ev_complete, ev_gaps, bypass, ev_loop;
 	uint64_t async_writes, async_reads;
+};
 
-	/* asynchronous requests below */
-	int async_below;             /* the layer below completes requests later */
-	int waiting;                 /* in flush_all: the caller waits for the writes */
-	long nreq;                   /* requests in flight */
-	long busy_pages;             /* page references of requests in flight */
-	struct areq *reqs;           /* requests in flight (for fork) */
-
-	/* large writes over an asynchronous stack: copy and write behind, or
-	 * write around now (see behind_pays) */
-	uint64_t big_return_ns;      /* when the last large write returned, or 0 */
-	uint64_t around_ns_per_mib;  /* what writing around cost, smoothed */
-	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
+struct cache {
+	struct ffio_layer base;      /* first: the layer */
+	struct cache_conf conf;
+	struct cache_pages pages;
+	struct cache_bufs bufs;
+	struct cache_size size;
+	struct cache_ra ra;
+	struct cache_run run;
+	struct cache_evict evict;
+	struct cache_async async;
+	struct cache_big big;
+	struct cache_stats stats;
 };
 
 /* A request of the cache in flight below: a write-behind run or a read. */
 struct areq {
 	struct ffio_req r;
 	struct cache *c;
-	struct areq *prev, *next;    /* c->reqs */
+	struct areq *prev, *next;    /* c->async.reqs */
 	size_t left;                 /* bytes still to transfer */
 	off_t start;                 /* file offset of the first byte */
 	uint32_t lo, hi;             /* a sparse read: range within its page */
@@ -200,7 +251,7 @@ struct areq {
 
 static inline int is_sieve(const struct cache *c)
 {
-	return (c->flags & FFIO_CACHE_SIEVE) || (c->base.file->hints & FFIO_FILE_SIEVE);
+	return (c->conf.flags & FFIO_CACHE_SIEVE) || (c->base.file->hints & FFIO_FILE_SIEVE);
 }
 
 /* Is [lo, hi) inside one dirty extent? */
@@ -249,16 +300,16 @@ static inline void ext_to_hull(struct cpage *p)
 
 static inline size_t hash_of(const struct cache *c, int64_t pno)
 {
-	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> 17) & c->hmask;
+	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> 17) & c->pages.hmask;
 }
 
 static inline struct cpage *pg_find(struct cache *c, int64_t pno)
 {
-	if (c->last && c->last->pno == pno)
-		return c->last;
-	for (struct cpage *p = c->hash[hash_of(c, pno)]; p; p = p->hnext)
+	if (c->pages.last && c->pages.last->pno == pno)
+		return c->pages.last;
+	for (struct cpage *p = c->pages.hash[hash_of(c, pno)]; p; p = p->hnext)
 		if (p->pno == pno)
-			return c->last = p;
+			return c->pages.last = p;
 	return NULL;
 }
 
@@ -270,15 +321,15 @@ static inline void lru_unlink(struct cpage *p)
 
 static inline void lru_append(struct cache *c, struct cpage *p)
 {
-	p->prev = c->lru.prev;
-	p->next = &c->lru;
-	c->lru.prev->next = p;
-	c->lru.prev = p;
+	p->prev = c->pages.lru.prev;
+	p->next = &c->pages.lru;
+	c->pages.lru.prev->next = p;
+	c->pages.lru.prev = p;
 }
 
 static inline void pg_touch(struct cache *c, struct cpage *p)
 {
-	if (c->lru.prev != p) {
+	if (c->pages.lru.prev != p) {
 		lru_unlink(p);
 		lru_append(c, p);
 	}
@@ -288,30 +339,30 @@ static inline void pg_set_clean(struct cache *c, struct cpage *p)
 {
 	if (p->next_ext) {
 		p->next_ext = 0;
-		c->ndirty--;
+		c->pages.ndirty--;
 	}
 	p->holes = 0;
 }
 
 static inline off_t pg_start(const struct cache *c, int64_t pno)
 {
-	return (off_t)pno * (off_t)c->page;
+	return (off_t)pno * (off_t)c->conf.page;
 }
 
 /* The part of [o, o + left) within o's page: the page, the offset in it
  * (*lo), and the length returned. */
 static inline size_t pg_span(const struct cache *c, off_t o, size_t left, int64_t *pno, uint32_t *lo)
 {
-	*pno = o / (off_t)c->page;
+	*pno = o / (off_t)c->conf.page;
 	*lo = (uint32_t)(o - pg_start(c, *pno));
-	return c->page - *lo < left ? c->page - *lo : left;
+	return c->conf.page - *lo < left ? c->conf.page - *lo : left;
 }
 
 static inline int pg_complete(const struct cache *c, const struct cpage *p)
 {
 	if (p->next_ext != 1 || p->ext[0].lo != 0 || p->holes)
 		return 0;
-	return p->ext[0].hi == c->page || pg_start(c, p->pno) + p->ext[0].hi >= c->cached_end;
+	return p->ext[0].hi == c->conf.page || pg_start(c, p->pno) + p->ext[0].hi >= c->size.cached_end;
 }
 
 /* Written whole by the application: what goes behind before it is needed
@@ -322,7 +373,7 @@ static inline int pg_complete(const struct cache *c, const struct cpage *p)
  * 0.31 s over sys). */
 static inline int pg_full(const struct cache *c, const struct cpage *p)
 {
-	return p->next_ext == 1 && p->ext[0].lo == 0 && p->ext[0].hi == c->page && !p->holes;
+	return p->next_ext == 1 && p->ext[0].lo == 0 && p->ext[0].hi == c->conf.page && !p->holes;
 }
 
 static inline int pg_idle(const struct cpage *p)
@@ -332,18 +383,18 @@ static inline int pg_idle(const struct cpage *p)
 
 static inline int aligned(const struct cache *c, const void *buf, size_t n, off_t off)
 {
-	return !c->direct || (((uintptr_t)buf | n | (size_t)off) & (BLOCK - 1)) == 0;
+	return !c->conf.direct || (((uintptr_t)buf | n | (size_t)off) & (BLOCK - 1)) == 0;
 }
 
 static inline int disk_size(struct cache *c, off_t *size)
 {
-	if (!c->size_known) {
-		int err = ffio_below_size(&c->base, &c->disk_size);
+	if (!c->size.below_known) {
+		int err = ffio_below_size(&c->base, &c->size.below);
 		if (err < 0)
 			return err;
-		c->size_known = 1;
+		c->size.below_known = 1;
 	}
-	*size = c->disk_size;
+	*size = c->size.below;
 	return 0;
 }
 
@@ -351,7 +402,7 @@ static inline off_t logical_size(struct cache *c, int *err)
 {
 	off_t d = 0;
 	*err = disk_size(c, &d);
-	return d > c->cached_end ? d : c->cached_end;
+	return d > c->size.cached_end ? d : c->size.cached_end;
 }
 
 /* ---- functions shared between the parts -------------------------------- */

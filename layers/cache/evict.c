@@ -14,7 +14,7 @@
 /* The most pages that may be in flight at once. */
 static long busy_limit(const struct cache *c)
 {
-	return c->limit / 2 > 0 ? c->limit / 2 : 1;
+	return c->conf.limit / 2 > 0 ? c->conf.limit / 2 : 1;
 }
 
 /* Collect the run of adjacent dirty idle pages around p (only complete
@@ -49,20 +49,20 @@ long cache_write_behind(struct cache *c, int must)
 	int err = 0;
 
 	for (int pass = 0; pass < 2 && err == 0; pass++) {
-		if (pass == 1 && (sent > 0 || !must || c->nreq > 0))
+		if (pass == 1 && (sent > 0 || !must || c->async.nreq > 0))
 			break;
-		struct cpage *p = c->lru.next;
-		while (p != &c->lru && c->busy_pages < busy_limit(c)) {
+		struct cpage *p = c->pages.lru.next;
+		while (p != &c->pages.lru && c->async.busy_pages < busy_limit(c)) {
 			struct cpage *next = p->next;
 			if (p->next_ext && pg_idle(p) && (pass == 1 || (must ? pg_complete(c, p) : pg_full(c, p)))) {
-				long room = busy_limit(c) - c->busy_pages;
+				long room = busy_limit(c) - c->async.busy_pages;
 				size_t n = run_around(c, p, set, room < MAXRUN ? (size_t)room : MAXRUN);
 				int complete = pass == 0;
 				for (size_t i = 0; i < n; i++) {
 					if (complete)
-						c->ev_complete++;
+						c->stats.ev_complete++;
 					else
-						c->ev_gaps++;
+						c->stats.ev_gaps++;
 					set[i]->evicted = 1;
 				}
 				/* pages with gaps go only when a page is needed now */
@@ -70,7 +70,7 @@ long cache_write_behind(struct cache *c, int must)
 				sent += (long)n;
 				/* over a synchronous stack one run per eviction, as the
 				 * pages are clean again at once */
-				if (err < 0 || pass == 1 || !c->async_below)
+				if (err < 0 || pass == 1 || !c->async.below)
 					break;
 				next = p->next; /* cache_flush_set leaves the list as it is */
 			}
@@ -125,55 +125,55 @@ long cache_write_behind(struct cache *c, int must)
  * scan of 1024 entries made every new 4 KiB page a third dearer). */
 static size_t ghost_hash(const struct cache *c, int64_t pno)
 {
-	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> (64 - c->ghost_bits));
+	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> (64 - c->evict.ghost_bits));
 }
 
 static long ghost_find(const struct cache *c, int64_t pno)
 {
-	size_t mask = ((size_t)1 << c->ghost_bits) - 1;
+	size_t mask = ((size_t)1 << c->evict.ghost_bits) - 1;
 	for (size_t i = ghost_hash(c, pno);; i = (i + 1) & mask) {
-		if (c->ghost_at[i] < 0)
+		if (c->evict.ghost_at[i] < 0)
 			return -1;
-		if (c->ghost[c->ghost_at[i]] == pno)
+		if (c->evict.ghost[c->evict.ghost_at[i]] == pno)
 			return (long)i;
 	}
 }
 
 static void ghost_unindex(struct cache *c, size_t i)
 {
-	size_t mask = ((size_t)1 << c->ghost_bits) - 1, j = i;
+	size_t mask = ((size_t)1 << c->evict.ghost_bits) - 1, j = i;
 	for (;;) {
 		j = (j + 1) & mask;
-		if (c->ghost_at[j] < 0)
+		if (c->evict.ghost_at[j] < 0)
 			break;
-		size_t k = ghost_hash(c, c->ghost[c->ghost_at[j]]);
+		size_t k = ghost_hash(c, c->evict.ghost[c->evict.ghost_at[j]]);
 		/* the entry at j may move to i if its home is not in (i, j] */
 		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
-			c->ghost_at[i] = c->ghost_at[j];
+			c->evict.ghost_at[i] = c->evict.ghost_at[j];
 			i = j;
 		}
 	}
-	c->ghost_at[i] = -1;
+	c->evict.ghost_at[i] = -1;
 }
 
 static void ghost_add(struct cache *c, int64_t pno)
 {
-	if (!c->ghost)
+	if (!c->evict.ghost)
 		return;
-	size_t mask = ((size_t)1 << c->ghost_bits) - 1;
-	int32_t slot = (int32_t)(c->ghost_seq++ % (uint64_t)c->ghost_cap);
+	size_t mask = ((size_t)1 << c->evict.ghost_bits) - 1;
+	int32_t slot = (int32_t)(c->evict.ghost_seq++ % (uint64_t)c->evict.ghost_cap);
 	long i;
-	if (c->ghost[slot] >= 0 && (i = ghost_find(c, c->ghost[slot])) >= 0)
+	if (c->evict.ghost[slot] >= 0 && (i = ghost_find(c, c->evict.ghost[slot])) >= 0)
 		ghost_unindex(c, (size_t)i); /* the oldest one leaves the ring */
 	if ((i = ghost_find(c, pno)) >= 0) { /* evicted twice: the newer slot */
-		c->ghost[c->ghost_at[i]] = -1;
+		c->evict.ghost[c->evict.ghost_at[i]] = -1;
 		ghost_unindex(c, (size_t)i);
 	}
-	c->ghost[slot] = pno;
+	c->evict.ghost[slot] = pno;
 	size_t j = ghost_hash(c, pno);
-	while (c->ghost_at[j] >= 0)
+	while (c->evict.ghost_at[j] >= 0)
 		j = (j + 1) & mask;
-	c->ghost_at[j] = slot;
+	c->evict.ghost_at[j] = slot;
 }
 
 /* Page pno is about to be loaded (it is not cached): was it evicted lately,
@@ -183,30 +183,31 @@ void cache_ghost_note(struct cache *c, int64_t pno)
 	long i;
 	int at = -1;
 
-	if (!c->ghost)
+	if (!c->evict.ghost)
 		return;
 	if ((i = ghost_find(c, pno)) >= 0) {
-		at = c->ghost_at[i];
+		at = c->evict.ghost_at[i];
 		ghost_unindex(c, (size_t)i);
 	}
 	if (at >= 0) {
-		int64_t d = c->ghost_prev < 0 ? -1 : (at - c->ghost_prev + c->ghost_cap) % c->ghost_cap;
+		int64_t d = c->evict.ghost_prev < 0 ? -1
+			    : (at - c->evict.ghost_prev + c->evict.ghost_cap) % c->evict.ghost_cap;
 		if (d >= 1 && d <= LOOP_STEP)
-			c->loop_in_order++;
-		c->ghost[at] = -1; /* found once */
-		c->ghost_prev = at;
-		if (c->grow_limit < c->limit) {
-			c->grow_limit += c->grow_limit / 4 + 1;
-			if (c->grow_limit > c->limit)
-				c->grow_limit = c->limit;
+			c->evict.loop_in_order++;
+		c->evict.ghost[at] = -1; /* found once */
+		c->evict.ghost_prev = at;
+		if (c->evict.grow_limit < c->conf.limit) {
+			c->evict.grow_limit += c->evict.grow_limit / 4 + 1;
+			if (c->evict.grow_limit > c->conf.limit)
+				c->evict.grow_limit = c->conf.limit;
 		}
 	}
-	if (++c->loop_new == LOOP_WINDOW) {
-		if (4 * c->loop_in_order >= 3 * LOOP_WINDOW)
-			c->loop_mode = 1;
-		else if (4 * c->loop_in_order < LOOP_WINDOW)
-			c->loop_mode = 0;
-		c->loop_new = c->loop_in_order = 0;
+	if (++c->evict.loop_new == LOOP_WINDOW) {
+		if (4 * c->evict.loop_in_order >= 3 * LOOP_WINDOW)
+			c->evict.loop_mode = 1;
+		else if (4 * c->evict.loop_in_order < LOOP_WINDOW)
+			c->evict.loop_mode = 0;
+		c->evict.loop_new = c->evict.loop_in_order = 0;
 	}
 }
 
@@ -217,7 +218,7 @@ static struct cpage *victim_taken(struct cache *c, struct cpage *p)
 	if (p->evicted)
 		p->evicted = 0;
 	else
-		c->ev_clean++;
+		c->stats.ev_clean++;
 	ghost_add(c, p->pno);
 	return p;
 }
@@ -228,9 +229,9 @@ static struct cpage *victim_taken(struct cache *c, struct cpage *p)
 static int victim_clean_now(struct cache *c, struct cpage *p)
 {
 	if (pg_complete(c, p))
-		c->ev_complete++;
+		c->stats.ev_complete++;
 	else
-		c->ev_gaps++;
+		c->stats.ev_gaps++;
 	p->evicted = 1;
 	struct cpage *set[1] = {p};
 	int err = cache_flush_set_waited(c, set, 1);
@@ -251,11 +252,11 @@ static struct cpage *loop_victim(struct cache *c)
 {
 	struct cpage *p;
 
-	for (p = c->lru.prev->prev; p != &c->lru && (!pg_idle(p) || p->ra); p = p->prev)
+	for (p = c->pages.lru.prev->prev; p != &c->pages.lru && (!pg_idle(p) || p->ra); p = p->prev)
 		;
-	if (p == &c->lru || (p->next_ext && victim_clean_now(c, p) < 0))
+	if (p == &c->pages.lru || (p->next_ext && victim_clean_now(c, p) < 0))
 		return NULL;
-	c->ev_loop++;
+	c->stats.ev_loop++;
 	return victim_taken(c, p);
 }
 
@@ -271,9 +272,9 @@ static struct cpage *loop_victim(struct cache *c)
 struct cpage *cache_clean_victim(struct cache *c, int keep_ra)
 {
 	int walked = 0;
-	if (c->ndirty >= c->npages)
+	if (c->pages.ndirty >= c->pages.npages)
 		return NULL;
-	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next)
+	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru && walked++ < CLEAN_WALK; p = p->next)
 		if (!p->next_ext && pg_idle(p) && !(keep_ra && p->ra))
 			return victim_taken(c, p);
 	return NULL;
@@ -297,14 +298,14 @@ struct cpage *cache_clean_victim(struct cache *c, int keep_ra)
 #define WRITE_REUSE_PAGE ((size_t)256 << 10)
 struct cpage *cache_write_victim(struct cache *c)
 {
-	if (c->async_below)
+	if (c->async.below)
 		return NULL;
 	struct cpage *v = cache_clean_victim(c, 1);
 	int walked = 0;
 
-	if (v || c->page < WRITE_REUSE_PAGE)
+	if (v || c->conf.page < WRITE_REUSE_PAGE)
 		return v;
-	for (struct cpage *p = c->lru.next; p != &c->lru && walked++ < CLEAN_WALK; p = p->next)
+	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru && walked++ < CLEAN_WALK; p = p->next)
 		if (p->next_ext && pg_idle(p) && pg_full(c, p))
 			return victim_clean_now(c, p) < 0 ? NULL : victim_taken(c, p);
 	return NULL;
@@ -319,7 +320,7 @@ struct cpage *cache_pick_victim(struct cache *c)
 {
 	struct cpage *v;
 
-	if (c->loop_mode && c->npages >= 2 && (v = loop_victim(c)))
+	if (c->evict.loop_mode && c->pages.npages >= 2 && (v = loop_victim(c)))
 		return v;
 	for (;;) {
 		if ((v = cache_clean_victim(c, 0)))
@@ -329,7 +330,7 @@ struct cpage *cache_pick_victim(struct cache *c)
 			ffio_file_set_error(c->base.file, (int)sent);
 			sent = 0;
 		}
-		if (c->nreq > 0) {
+		if (c->async.nreq > 0) {
 			int err = cache_reap_one(c);
 			if (err < 0) {
 				ffio_file_set_error(c->base.file, err);
@@ -345,33 +346,35 @@ struct cpage *cache_pick_victim(struct cache *c)
  * first grow limit. */
 void cache_evict_open(struct cache *c)
 {
-	c->ghost_prev = -1;
-	c->grow_limit = c->limit;
-	if (c->limit >= LOOP_MIN_PAGES) {
-		long cap = GHOSTS_PER_PAGE * c->limit;
-		c->ghost_cap = cap < GHOST_MAX ? (int)cap : GHOST_MAX;
+	c->evict.ghost_prev = -1;
+	c->evict.grow_limit = c->conf.limit;
+	if (c->conf.limit >= LOOP_MIN_PAGES) {
+		long cap = GHOSTS_PER_PAGE * c->conf.limit;
+		c->evict.ghost_cap = cap < GHOST_MAX ? (int)cap : GHOST_MAX;
 		/* none: LRU only, and every page taken as needed */
-		c->ghost_bits = 1;
-		while (((size_t)1 << c->ghost_bits) < 2 * (size_t)c->ghost_cap)
-			c->ghost_bits++;
-		c->ghost = malloc((size_t)c->ghost_cap * sizeof *c->ghost);
-		c->ghost_at = malloc(((size_t)1 << c->ghost_bits) * sizeof *c->ghost_at);
-		if (!c->ghost || !c->ghost_at) {
-			free(c->ghost);
-			free(c->ghost_at);
-			c->ghost = NULL;
-			c->ghost_at = NULL;
+		c->evict.ghost_bits = 1;
+		while (((size_t)1 << c->evict.ghost_bits) < 2 * (size_t)c->evict.ghost_cap)
+			c->evict.ghost_bits++;
+		c->evict.ghost = malloc((size_t)c->evict.ghost_cap * sizeof *c->evict.ghost);
+		c->evict.ghost_at = malloc(((size_t)1 << c->evict.ghost_bits) * sizeof *c->evict.ghost_at);
+		if (!c->evict.ghost || !c->evict.ghost_at) {
+			free(c->evict.ghost);
+			free(c->evict.ghost_at);
+			c->evict.ghost = NULL;
+			c->evict.ghost_at = NULL;
 		} else {
-			memset(c->ghost, 0xff, (size_t)c->ghost_cap * sizeof *c->ghost);   /* -1: none */
-			memset(c->ghost_at, 0xff, ((size_t)1 << c->ghost_bits) * sizeof *c->ghost_at);
-			if (GROW_START < c->limit)
-				c->grow_limit = GROW_START;
+			/* -1: none */
+			memset(c->evict.ghost, 0xff, (size_t)c->evict.ghost_cap * sizeof *c->evict.ghost);
+			memset(c->evict.ghost_at, 0xff,
+			       ((size_t)1 << c->evict.ghost_bits) * sizeof *c->evict.ghost_at);
+			if (GROW_START < c->conf.limit)
+				c->evict.grow_limit = GROW_START;
 		}
 	}
 }
 
 void cache_evict_release(struct cache *c)
 {
-	free(c->ghost);
-	free(c->ghost_at);
+	free(c->evict.ghost);
+	free(c->evict.ghost_at);
 }

@@ -39,11 +39,11 @@ static int emit(struct cache *c, struct run *r, struct cpage **set)
 
 	if (r->cnt == 0)
 		return 0;
-	c->below_writes++;
+	c->stats.below_writes++;
 	/* Asynchronous only where it pays: a caller that will wait for the
 	 * write (flush, fsync, close) gains nothing from a buffered write
 	 * handed to the kernel's workers; O_DIRECT runs gain queue depth. */
-	if (c->async_below && r->len >= SYNC_RUN && (!c->waiting || c->direct)) {
+	if (c->async.below && r->len >= SYNC_RUN && (!c->async.waiting || c->conf.direct)) {
 		int npg = (int)(r->last - r->first + 1);
 		struct areq *a = cache_areq_new(c, npg, r->cnt);
 		if (a) {
@@ -54,7 +54,7 @@ static int emit(struct cache *c, struct run *r, struct cpage **set)
 			a->start = r->off;
 			a->len = a->left = r->len;
 			if (cache_areq_submit(c, a) == 0) {
-				c->async_writes++;
+				c->stats.async_writes++;
 				r->cnt = 0;
 				r->len = 0;
 				return 0;
@@ -64,9 +64,9 @@ static int emit(struct cache *c, struct run *r, struct cpage **set)
 	}
 	err = ffio_below_pwritev_full(&c->base, r->iov, r->cnt, r->off);
 	if (err == 0) {
-		c->below_wbytes += r->len;
-		if (r->off + (off_t)r->len > c->disk_size)
-			c->disk_size = r->off + (off_t)r->len;
+		c->stats.below_wbytes += r->len;
+		if (r->off + (off_t)r->len > c->size.below)
+			c->size.below = r->off + (off_t)r->len;
 	} else {
 		for (size_t i = r->first; i <= r->last; i++)
 			set[i]->failed = 1;
@@ -125,7 +125,7 @@ static int add_zeros(struct cache *c, struct run *r, struct cpage **set, size_t 
  * the bytes it was not given are zeros. */
 static int zero_past_end(const struct cache *c, const struct cpage *p, off_t below_end)
 {
-	return !p->known && !c->direct && p->next_ext && pg_start(c, p->pno) >= below_end;
+	return !p->known && !c->conf.direct && p->next_ext && pg_start(c, p->pno) >= below_end;
 }
 
 static int sieve_whole(const struct cache *c, const struct cpage *p, off_t below_end)
@@ -144,7 +144,7 @@ static int sieve_whole(const struct cache *c, const struct cpage *p, off_t below
 #define SIEVE_READ_SPACING 8192
 static int sieve_read_pays(const struct cache *c, const struct cpage *p)
 {
-	return (size_t)p->next_ext * SIEVE_READ_SPACING >= c->page;
+	return (size_t)p->next_ext * SIEVE_READ_SPACING >= c->conf.page;
 }
 
 /* Write the dirty data of the pages set[0..n) (any order): every run of
@@ -167,7 +167,7 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 	r->end = 0;
 	qsort(set, n, sizeof *set, cmp_pno);
 	int size_ok = disk_size(c, &dsize) == 0;
-	true_size = dsize > c->cached_end ? dsize : c->cached_end;
+	true_size = dsize > c->size.cached_end ? dsize : c->size.cached_end;
 	/* Pages wholly past the end below, as it is now (before this flush
 	 * writes anything), need no reading: their gaps are zeros. */
 	off_t below_end = size_ok ? dsize : INT64_MAX;
@@ -176,8 +176,9 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 		p->failed = 0;
 		if (sieve && zero_past_end(c, p, below_end))
 			continue;
-		if ((c->direct || (sieve && sieve_read_pays(c, p))) && !p->known && (err = cache_pg_load(c, p)) < 0) {
-			if (c->direct) { /* cannot write unaligned without the block's bytes */
+		if ((c->conf.direct || (sieve && sieve_read_pays(c, p))) && !p->known &&
+		    (err = cache_pg_load(c, p)) < 0) {
+			if (c->conf.direct) { /* cannot write unaligned without the block's bytes */
 				p->failed = 1;
 				if (!first)
 					first = err;
@@ -188,7 +189,7 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 		struct cpage *p = set[i];
 		if (p->failed || !p->next_ext)
 			continue;
-		if (c->direct) {
+		if (c->conf.direct) {
 			uint32_t lo = p->ext[0].lo & ~(uint32_t)(BLOCK - 1), hi = 0;
 			for (uint32_t k = 0; k < p->next_ext; k++) {
 				uint32_t a = p->ext[k].lo & ~(uint32_t)(BLOCK - 1);
@@ -210,7 +211,7 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 				lo = 0;
 			if (i + 1 < n && set[i + 1]->pno == p->pno + 1 && !set[i + 1]->failed &&
 			    sieve_whole(c, set[i + 1], below_end))
-				hi = (uint32_t)c->page;
+				hi = (uint32_t)c->conf.page;
 			if (p->known) {
 				if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
 					first = err;
@@ -240,13 +241,13 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 	/* O_DIRECT wrote whole blocks: where a run ends past the true size,
 	 * cut the file back to it once the writes are done (only then: the
 	 * writes of a flush within the file stay in flight). */
-	if (c->direct && size_ok && end > true_size && (err = cache_wait_all(c)) < 0 && !first)
+	if (c->conf.direct && size_ok && end > true_size && (err = cache_wait_all(c)) < 0 && !first)
 		first = err;
-	if (c->direct && size_ok && c->disk_size > true_size) {
+	if (c->conf.direct && size_ok && c->size.below > true_size) {
 		if ((err = ffio_below_truncate(&c->base, true_size)) < 0 && !first)
 			first = err;
 		else
-			c->disk_size = true_size;
+			c->size.below = true_size;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct cpage *p = set[i];
@@ -269,10 +270,10 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
  * workers (emit). */
 int cache_flush_set_waited(struct cache *c, struct cpage **set, size_t n)
 {
-	int waiting = c->waiting;
-	c->waiting = 1;
+	int waiting = c->async.waiting;
+	c->async.waiting = 1;
 	int err = cache_flush_set(c, set, n);
-	c->waiting = waiting;
+	c->async.waiting = waiting;
 	return err;
 }
 
@@ -282,11 +283,11 @@ int cache_flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno)
 	size_t n = 0;
 	int err;
 
-	if (c->ndirty == 0)
+	if (c->pages.ndirty == 0)
 		return 0;
-	if (!(set = malloc((size_t)c->ndirty * sizeof *set)))
+	if (!(set = malloc((size_t)c->pages.ndirty * sizeof *set)))
 		return -ENOMEM;
-	for (struct cpage *p = c->lru.next; p != &c->lru; p = p->next)
+	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
 		if (p->next_ext && p->pno >= lo_pno && p->pno <= hi_pno)
 			set[n++] = p;
 	err = cache_flush_set(c, set, n);
@@ -298,9 +299,9 @@ int cache_flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno)
  * requests that completed are recorded for the file). */
 int cache_flush_all(struct cache *c)
 {
-	c->waiting = 1;
+	c->async.waiting = 1;
 	int err = cache_flush_pages(c, 0, INT64_MAX);
-	c->waiting = 0;
+	c->async.waiting = 0;
 	int e2 = cache_wait_all(c);
 	return err < 0 ? err : e2;
 }
@@ -308,8 +309,8 @@ int cache_flush_all(struct cache *c)
 /* Drop the clean pages (nothing may be in flight: callers wait first). */
 void cache_drop_clean(struct cache *c)
 {
-	struct cpage *p = c->lru.next, *next;
-	for (; p != &c->lru; p = next) {
+	struct cpage *p = c->pages.lru.next, *next;
+	for (; p != &c->pages.lru; p = next) {
 		next = p->next;
 		if (!p->next_ext && !p->inflight)
 			cache_pg_free(c, p);

@@ -149,51 +149,51 @@ void cache_valid_cut(struct cpage *p, uint32_t cut)
 
 static void hash_remove(struct cache *c, struct cpage *p)
 {
-	struct cpage **pp = &c->hash[hash_of(c, p->pno)];
+	struct cpage **pp = &c->pages.hash[hash_of(c, p->pno)];
 	while (*pp != p)
 		pp = &(*pp)->hnext;
 	*pp = p->hnext;
-	if (c->last == p)
-		c->last = NULL;
+	if (c->pages.last == p)
+		c->pages.last = NULL;
 }
 
 /* Unlink p and give its memory back to the pool. */
 void cache_pg_free(struct cache *c, struct cpage *p)
 {
 	if (p->ra)
-		c->ra_wasted++;
+		c->stats.ra_wasted++;
 	pg_set_clean(c, p);
 	hash_remove(c, p);
 	lru_unlink(p);
 	cache_buf_put(c, p);
 	free(p->ext);
 	free(p);
-	c->npages--;
-	pthread_mutex_lock(&c->pool->lock);
-	c->pool->used--;
-	pthread_mutex_unlock(&c->pool->lock);
+	c->pages.npages--;
+	pthread_mutex_lock(&c->pages.pool->lock);
+	c->pages.pool->used--;
+	pthread_mutex_unlock(&c->pages.pool->lock);
 }
 
 /* Take p's memory for page pno. */
 static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
 {
 	if (p->ra)
-		c->ra_wasted++;
+		c->stats.ra_wasted++;
 	hash_remove(c, p);
 	p->pno = pno;
 	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = 0;
 	p->nvalid = 0;
 	p->next_ext = 0;
 	size_t h = hash_of(c, pno);
-	p->hnext = c->hash[h];
-	c->hash[h] = p;
+	p->hnext = c->pages.hash[h];
+	c->pages.hash[h] = p;
 	pg_touch(c, p);
 }
 
 /* Give pages back while a starved file of the shared pool waits. */
 void cache_pool_shrink(struct cache *c)
 {
-	struct cpool *pool = c->pool;
+	struct cpool *pool = c->pages.pool;
 	long share;
 
 	pthread_mutex_lock(&pool->lock);
@@ -202,13 +202,13 @@ void cache_pool_shrink(struct cache *c)
 		share = 1;
 	int starved = pool->starved;
 	pthread_mutex_unlock(&pool->lock);
-	while (starved && c->npages > share) {
+	while (starved && c->pages.npages > share) {
 		struct cpage *v = cache_pick_victim(c);
 		if (!v)
 			break;
 		cache_pg_free(c, v);
 	}
-	if (starved && c->npages <= share) {
+	if (starved && c->pages.npages <= share) {
 		pthread_mutex_lock(&pool->lock);
 		__atomic_store_n(&pool->starved, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&pool->lock);
@@ -220,13 +220,14 @@ void cache_pool_shrink(struct cache *c)
  * (the caller goes around the cache). */
 static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh, int reading)
 {
-	struct cpool *pool = c->pool;
+	struct cpool *pool = c->pages.pool;
 	int take;
 
 	*fresh = 0;
 	cache_ghost_note(c, pno);
 	struct cpage *v;
-	if (c->npages >= c->grow_limit && (v = reading ? cache_clean_victim(c, 1) : cache_write_victim(c))) {
+	if (c->pages.npages >= c->evict.grow_limit &&
+	    (v = reading ? cache_clean_victim(c, 1) : cache_write_victim(c))) {
 		pg_reuse(c, v, pno);
 		*out = v;
 		return 0;
@@ -236,12 +237,12 @@ static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh,
 	take = pool->used < pool->limit;
 	if (take)
 		pool->used++;
-	else if (c->npages == 0 || (c->npages < share && pool->nfiles > 1))
+	else if (c->pages.npages == 0 || (c->pages.npages < share && pool->nfiles > 1))
 		__atomic_store_n(&pool->starved, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&pool->lock);
 
 	if (!take) {
-		v = c->npages ? cache_pick_victim(c) : NULL;
+		v = c->pages.npages ? cache_pick_victim(c) : NULL;
 		if (!v)
 			return -EAGAIN;
 		pg_reuse(c, v, pno);
@@ -260,11 +261,11 @@ static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh,
 	}
 	p->pno = pno;
 	size_t h = hash_of(c, pno);
-	p->hnext = c->hash[h];
-	c->hash[h] = p;
+	p->hnext = c->pages.hash[h];
+	c->pages.hash[h] = p;
 	lru_append(c, p);
-	if (++c->npages > c->npages_peak)
-		c->npages_peak = c->npages;
+	if (++c->pages.npages > c->pages.npages_peak)
+		c->pages.npages_peak = c->pages.npages;
 	*out = p;
 	return 0;
 }

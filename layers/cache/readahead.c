@@ -26,25 +26,25 @@
 void cache_note_load(struct cache *c, off_t n, uint64_t t0)
 {
 	if (ffio_now_ns() - t0 > COLD_READ_NS + (uint64_t)n / 2)
-		c->from_device |= ++c->slow_loads >= 2;
+		c->ra.from_device |= ++c->ra.slow_loads >= 2;
 	else
-		c->slow_loads = 0;
+		c->ra.slow_loads = 0;
 }
 
 /* The k-th page ahead along the pattern from offset next. */
 static int64_t ra_page(const struct cache *c, off_t next, off_t step, int k)
 {
-	if (step >= (off_t)c->page)
-		return (next + (off_t)k * step) / (off_t)c->page;
-	return next / (off_t)c->page + k;
+	if (step >= (off_t)c->conf.page)
+		return (next + (off_t)k * step) / (off_t)c->conf.page;
+	return next / (off_t)c->conf.page + k;
 }
 
 /* Is the pattern strided with records much smaller than a page, one
  * record per page at most?  Then only the records' bytes are fetched. */
 int cache_ra_sparse(const struct cache *c)
 {
-	return !c->direct && c->ra_valid && c->ra_stride >= (off_t)c->page &&
-	       c->ra_last_len * 4 <= c->page;
+	return !c->conf.direct && c->ra.valid && c->ra.stride >= (off_t)c->conf.page &&
+	       c->ra.last_len * 4 <= c->conf.page;
 }
 
 /* Runs: sequential reads that jump ahead between runs, as netCDF reads a
@@ -54,20 +54,20 @@ int cache_ra_sparse(const struct cache *c)
  * the distance between run starts. */
 static void run_track(struct cache *c, off_t off)
 {
-	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
-		c->run_reads++;
+	if (c->ra.valid && off == c->ra.last_off + (off_t)c->ra.last_len) {
+		c->run.reads++;
 		return;
 	}
-	if (c->ra_valid) {
-		off_t end = c->ra_last_off + (off_t)c->ra_last_len;
-		c->run_prev_len = c->run_len;
-		c->run_len = c->run_reads >= 2 && end > c->run_start ? end - c->run_start : 0;
-		c->run_stride = off - c->run_start;
-		if (off < c->run_start)
-			c->run_hinted = 0; /* back to an earlier part of the file */
+	if (c->ra.valid) {
+		off_t end = c->ra.last_off + (off_t)c->ra.last_len;
+		c->run.prev_len = c->run.len;
+		c->run.len = c->run.reads >= 2 && end > c->run.start ? end - c->run.start : 0;
+		c->run.stride = off - c->run.start;
+		if (off < c->run.start)
+			c->run.hinted = 0; /* back to an earlier part of the file */
 	}
-	c->run_start = off;
-	c->run_reads = 1;
+	c->run.start = off;
+	c->run.reads = 1;
 }
 
 /* Do runs hold: the last two of about the same length (within a quarter),
@@ -78,9 +78,9 @@ static void run_track(struct cache *c, off_t off)
  * still needs of the page (cache_run_load). */
 int cache_ra_runs(const struct cache *c)
 {
-	off_t len = c->run_len, d = len - c->run_prev_len;
-	return !c->direct && len > 0 && c->run_prev_len > 0 && d * 4 <= len && -d * 4 <= len &&
-	       len * 2 <= (off_t)c->page && c->run_stride * 2 >= len * 3;
+	off_t len = c->run.len, d = len - c->run.prev_len;
+	return !c->conf.direct && len > 0 && c->run.prev_len > 0 && d * 4 <= len && -d * 4 <= len &&
+	       len * 2 <= (off_t)c->conf.page && c->run.stride * 2 >= len * 3;
 }
 
 /* Submit reads of the absent pages pnos[0..m) (ascending, adjacent ones in
@@ -106,16 +106,16 @@ static void ra_pages(struct cache *c, const int64_t *pnos, int m)
 			pg[j]->pin = 0;
 			if (a) {
 				a->pg[j] = pg[j];
-				a->iov[j] = (struct iovec){pg[j]->data, c->page};
+				a->iov[j] = (struct iovec){pg[j]->data, c->conf.page};
 				pg[j]->reading = 1;
 			}
 		}
 		if (a) {
 			a->start = pg_start(c, pnos[i]);
-			a->len = a->left = (size_t)k * c->page;
+			a->len = a->left = (size_t)k * c->conf.page;
 			a->r = (struct ffio_req){.op = FFIO_OP_READ, .off = a->start, .done = cache_read_done};
-			c->below_reads++;
-			c->async_reads++;
+			c->stats.below_reads++;
+			c->stats.async_reads++;
 			if (cache_areq_submit(c, a) < 0) {
 				for (int j = 0; j < k; j++)
 					pg[j]->reading = 0;
@@ -142,14 +142,14 @@ static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int 
 		off_t ro = next + (off_t)k * stride;
 		if (ro >= size)
 			break;
-		int64_t pno = ro / (off_t)c->page;
+		int64_t pno = ro / (off_t)c->conf.page;
 		uint32_t lo = (uint32_t)(ro - pg_start(c, pno));
-		if (lo + n > c->page || pg_find(c, pno))
+		if (lo + n > c->conf.page || pg_find(c, pno))
 			continue;
 		struct cpage *p;
 		if (cache_pg_new(c, pno, &p) < 0)
 			break;
-		if (!c->async_below) { /* one read now, as the application would */
+		if (!c->async.below) { /* one read now, as the application would */
 			uint64_t t0 = ffio_now_ns();
 			if (cache_pg_load_range(c, p, lo, lo + (uint32_t)n) < 0) {
 				cache_pg_free(c, p);
@@ -157,7 +157,7 @@ static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int 
 			}
 			p->ra = 1;
 			cache_note_load(c, (off_t)n, t0);
-			if (c->from_device)
+			if (c->ra.from_device)
 				break; /* hint the rest (ra_hint_records) */
 			continue;
 		}
@@ -175,8 +175,8 @@ static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int 
 		a->len = a->left = n;
 		a->r = (struct ffio_req){.op = FFIO_OP_READ, .off = ro, .done = cache_read_done};
 		p->reading = 1;
-		c->below_reads++;
-		c->async_reads++;
+		c->stats.below_reads++;
+		c->stats.async_reads++;
 		if (cache_areq_submit(c, a) < 0) {
 			p->reading = 0;
 			free(a);
@@ -200,14 +200,14 @@ static void ra_records(struct cache *c, off_t next, off_t stride, size_t n, int 
  * record when the application asks for it, from the kernel's page cache. */
 static void kernel_readahead(struct cache *c, int on)
 {
-	c->kernel_ra_armed = 0; /* decided */
-	if (c->no_advise || c->kernel_ra_off == !on)
+	c->ra.kernel_armed = 0; /* decided */
+	if (c->ra.no_advise || c->ra.kernel_off == !on)
 		return;
 	int err = ffio_below_advise(&c->base, 0, 0, on ? POSIX_FADV_NORMAL : POSIX_FADV_RANDOM);
 	if (err == -EOPNOTSUPP)
-		c->no_advise = 1;
+		c->ra.no_advise = 1;
 	else if (err == 0)
-		c->kernel_ra_off = !on;
+		c->ra.kernel_off = !on;
 }
 
 /* Before the cache reads its first page or record of the file below: a
@@ -217,7 +217,7 @@ static void kernel_readahead(struct cache *c, int on)
  * (Program I), pays no system call for it. */
 void cache_kernel_readahead_arm(struct cache *c)
 {
-	if (c->kernel_ra_armed)
+	if (c->ra.kernel_armed)
 		kernel_readahead(c, 0);
 }
 
@@ -227,13 +227,13 @@ static int ra_hint(struct cache *c, off_t off, off_t len)
 {
 	int err;
 
-	if (c->no_advise || !c->kernel_ra_off)
+	if (c->ra.no_advise || !c->ra.kernel_off)
 		return -EOPNOTSUPP;
 	err = ffio_below_advise(&c->base, off, len, POSIX_FADV_WILLNEED);
 	if (err == -EOPNOTSUPP)
-		c->no_advise = 1;
+		c->ra.no_advise = 1;
 	else if (err == 0)
-		c->ra_hints++;
+		c->stats.ra_hints++;
 	return err == -EOPNOTSUPP ? err : 0; /* a hint: a failure loses nothing */
 }
 
@@ -244,12 +244,12 @@ static int ra_hint(struct cache *c, off_t off, off_t len)
  * the cache at queue depth over uring, 25 us. */
 static int ra_hint_records(struct cache *c, off_t next, off_t stride, size_t n, int window, off_t size)
 {
-	off_t ro = c->ra_hinted > next ? c->ra_hinted : next;
+	off_t ro = c->ra.hinted > next ? c->ra.hinted : next;
 
 	for (; ro < next + (off_t)window * stride && ro < size; ro += stride)
 		if (ra_hint(c, ro, (off_t)n) < 0)
 			return -EOPNOTSUPP;
-	c->ra_hinted = ro;
+	c->ra.hinted = ro;
 	return 0;
 }
 
@@ -260,7 +260,7 @@ static int ra_hint_pages(struct cache *c, const int64_t *pnos, int m, off_t size
 	for (int i = 0, j; i < m; i = j) {
 		for (j = i + 1; j < m && pnos[j] == pnos[j - 1] + 1;)
 			j++;
-		off_t lo = pg_start(c, pnos[i]), hi = pg_start(c, pnos[j - 1]) + (off_t)c->page;
+		off_t lo = pg_start(c, pnos[i]), hi = pg_start(c, pnos[j - 1]) + (off_t)c->conf.page;
 		if (ra_hint(c, lo, (hi < size ? hi : size) - lo) < 0)
 			return -EOPNOTSUPP;
 	}
@@ -293,8 +293,8 @@ static int cached(struct cache *c, off_t off, off_t len)
  * device for a file not in the page cache). */
 static off_t run_spare(const struct cache *c)
 {
-	off_t d = c->run_len > c->run_prev_len ? c->run_len - c->run_prev_len : c->run_prev_len - c->run_len;
-	return d > c->run_len / 32 ? d : c->run_len / 32;
+	off_t d = c->run.len > c->run.prev_len ? c->run.len - c->run.prev_len : c->run.prev_len - c->run.len;
+	return d > c->run.len / 32 ? d : c->run.len / 32;
 }
 
 /* Runs ahead, once runs come from the device (cache_note_load): a hint for
@@ -306,21 +306,21 @@ static off_t run_spare(const struct cache *c)
  * tile + record run 2.5 times as slow). */
 static void ra_hint_runs(struct cache *c, off_t size)
 {
-	off_t len = c->run_len + run_spare(c);
+	off_t len = c->run.len + run_spare(c);
 
-	if (!c->from_device)
+	if (!c->ra.from_device)
 		return;
 	kernel_readahead(c, 0);
-	for (int k = 1; k <= c->ahead; k++) {
-		off_t ro = c->run_start + (off_t)k * c->run_stride;
+	for (int k = 1; k <= c->conf.ahead; k++) {
+		off_t ro = c->run.start + (off_t)k * c->run.stride;
 		if (ro >= size)
 			break;
-		if (ro < c->run_hinted)
+		if (ro < c->run.hinted)
 			continue;
 		off_t n = len < size - ro ? len : size - ro;
 		if (!cached(c, ro, n) && ra_hint(c, ro, n) < 0)
 			return;
-		c->run_hinted = ro + 1;
+		c->run.hinted = ro + 1;
 	}
 }
 
@@ -333,46 +333,47 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 	off_t step;
 
 	run_track(c, off);
-	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len) {
-		c->ra_stride = 0;
-		c->ra_hits++;
-	} else if (c->ra_valid && off - c->ra_last_off == c->ra_stride && c->ra_stride > 0) {
-		c->ra_hits++;
+	if (c->ra.valid && off == c->ra.last_off + (off_t)c->ra.last_len) {
+		c->ra.stride = 0;
+		c->ra.hits++;
+	} else if (c->ra.valid && off - c->ra.last_off == c->ra.stride && c->ra.stride > 0) {
+		c->ra.hits++;
 	} else {
-		c->ra_stride = c->ra_valid ? off - c->ra_last_off : 0;
-		c->ra_hits = 0;
-		c->ra_hinted = 0;
+		c->ra.stride = c->ra.valid ? off - c->ra.last_off : 0;
+		c->ra.hits = 0;
+		c->ra.hinted = 0;
 	}
-	c->ra_valid = 1;
-	c->ra_last_off = off;
-	c->ra_last_len = n;
-	if (c->ahead <= 0 || !c->can_read)
+	c->ra.valid = 1;
+	c->ra.last_off = off;
+	c->ra.last_len = n;
+	if (c->conf.ahead <= 0 || !c->conf.can_read)
 		return;
 	if (cache_ra_runs(c)) {
 		ra_hint_runs(c, size);
 		return;
 	}
-	if (c->ra_hits < 1)
+	if (c->ra.hits < 1)
 		return;
-	kernel_readahead(c, c->ra_stride == 0);
-	if (c->ra_stride == 0 && !c->async_below && !c->kernel_ra_off && !c->no_advise)
+	kernel_readahead(c, c->ra.stride == 0);
+	if (c->ra.stride == 0 && !c->async.below && !c->ra.kernel_off && !c->ra.no_advise)
 		return; /* sequential over a synchronous stack: the kernel reads ahead, pages load on demand */
-	off_t next = c->ra_stride ? off + c->ra_stride : off + (off_t)n;
-	step = c->ra_stride ? c->ra_stride : (off_t)c->page;
-	int window = c->ahead;
-	if (window > c->limit / 2)
-		window = (int)(c->limit / 2);
+	off_t next = c->ra.stride ? off + c->ra.stride : off + (off_t)n;
+	step = c->ra.stride ? c->ra.stride : (off_t)c->conf.page;
+	int window = c->conf.ahead;
+	if (window > c->conf.limit / 2)
+		window = (int)(c->conf.limit / 2);
 	if (window < 1)
 		return;
 	int64_t probe = ra_page(c, next, step, window / 2);
 	if (pg_start(c, probe) >= size || pg_find(c, probe))
 		return;
-	if (c->ra_hinted > next + (off_t)(window / 2) * step)
+	if (c->ra.hinted > next + (off_t)(window / 2) * step)
 		return; /* hinted far enough ahead */
-	if (cache_ra_sparse(c) && c->from_device && ra_hint_records(c, next, c->ra_stride, n, window, size) == 0) {
+	if (cache_ra_sparse(c) && c->ra.from_device &&
+	    ra_hint_records(c, next, c->ra.stride, n, window, size) == 0) {
 		return;
 	} else if (cache_ra_sparse(c)) {
-		ra_records(c, next, c->ra_stride, n, window, size);
+		ra_records(c, next, c->ra.stride, n, window, size);
 	} else {
 		/* the missing pages of the window along the pattern */
 		int64_t pnos[MAX_IOV];
@@ -384,33 +385,34 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 			if (!pg_find(c, pno) && (m == 0 || pnos[m - 1] != pno))
 				pnos[m++] = pno;
 		}
-		if (!c->async_below && c->ra_stride && !c->no_advise && c->from_device) {
+		if (!c->async.below && c->ra.stride && !c->ra.no_advise && c->ra.from_device) {
 			int k = 0; /* those not hinted yet */
-			while (k < m && pg_start(c, pnos[k]) < c->ra_hinted)
+			while (k < m && pg_start(c, pnos[k]) < c->ra.hinted)
 				k++;
 			if (ra_hint_pages(c, pnos + k, m - k, size) == 0) {
 				/* hinted up to the end of the window's last page (with a
 				 * stride under a page, the next records' offsets are still
 				 * in this page: every record hinted the next page again,
 				 * 15 times as slow as raw for 256 B records 4 KiB apart) */
-				off_t end = m > 0 ? pg_start(c, pnos[m - 1]) + (off_t)c->page : next + (off_t)window * step;
-				if (end > c->ra_hinted)
-					c->ra_hinted = end;
+				off_t end = m > 0 ? pg_start(c, pnos[m - 1]) + (off_t)c->conf.page
+						  : next + (off_t)window * step;
+				if (end > c->ra.hinted)
+					c->ra.hinted = end;
 				return;
 			}
 		}
-		if (!c->async_below) { /* no hints: read them now */
+		if (!c->async.below) { /* no hints: read them now */
 			uint64_t t0 = ffio_now_ns();
 			if (m > 0 && cache_load_missing(c, pnos, m, 1) < 0)
-				c->ra_valid = 0;
+				c->ra.valid = 0;
 			else if (m > 0)
-				cache_note_load(c, (off_t)m * (off_t)c->page, t0);
+				cache_note_load(c, (off_t)m * (off_t)c->conf.page, t0);
 			return;
 		}
 		ra_pages(c, pnos, m);
 	}
 	if (ffio_below_commit(&c->base) < 0)
-		c->ra_valid = 0; /* read-ahead is a hint: forget the pattern */
+		c->ra.valid = 0; /* read-ahead is a hint: forget the pattern */
 }
 
 /* A miss at [lo, hi) of page p (no dirty bytes) while runs hold: fetch
@@ -422,21 +424,21 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
  * the whole page is loaded. */
 int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t start)
 {
-	off_t ps = pg_start(c, p->pno), end = start + c->run_len + run_spare(c);
+	off_t ps = pg_start(c, p->pno), end = start + c->run.len + run_spare(c);
 	int err;
 
 	if ((err = cache_pg_wait(c, p)) < 0)
 		return err;
 	if (end < ps + (off_t)hi)
-		end = ps + (off_t)hi + c->run_len / 4;
-	if (end > ps + (off_t)c->page)
-		end = ps + (off_t)c->page;
+		end = ps + (off_t)hi + c->run.len / 4;
+	if (end > ps + (off_t)c->conf.page)
+		end = ps + (off_t)c->conf.page;
 	int at;
 	if (valid_covers(p, lo, hi, &at))
 		return 0; /* arrived while waiting */
 	if (at >= 0 && ps + (off_t)p->valid[at].lo < start)
 		return cache_pg_load(c, p); /* this run goes on from an earlier one's bytes: all of the page is wanted */
-	c->run_loads++;
+	c->stats.run_loads++;
 	uint32_t from = at >= 0 ? p->valid[at].hi : lo;
 	uint64_t t0 = ffio_now_ns();
 	if ((err = cache_pg_load_range(c, p, from, (uint32_t)(end - ps))) == 0)
@@ -449,11 +451,11 @@ int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, o
 void cache_around_ahead(struct cache *c, off_t off, size_t n)
 {
 	run_track(c, off);
-	if (c->ra_valid && off == c->ra_last_off + (off_t)c->ra_last_len)
+	if (c->ra.valid && off == c->ra.last_off + (off_t)c->ra.last_len)
 		kernel_readahead(c, 1);
-	c->ra_hinted = 0;
-	c->ra_valid = 1;
-	c->ra_last_off = off;
-	c->ra_last_len = n;
-	c->ra_stride = 0;
+	c->ra.hinted = 0;
+	c->ra.valid = 1;
+	c->ra.last_off = off;
+	c->ra.last_len = n;
+	c->ra.stride = 0;
 }

@@ -12,16 +12,17 @@
 /* After n bytes at off reached the file directly: cached pages agree. */
 static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_t off)
 {
-	int64_t first = off / (off_t)c->page, last = (off + (off_t)n - 1) / (off_t)c->page;
+	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
 
-	if (c->npages == 0)
+	if (c->pages.npages == 0)
 		return;
 	for (int64_t k = first; k <= last; k++) {
 		struct cpage *p = pg_find(c, k);
 		if (!p)
 			continue;
 		off_t ps = pg_start(c, k);
-		off_t a = off > ps ? off : ps, b = off + (off_t)n < ps + (off_t)c->page ? off + (off_t)n : ps + (off_t)c->page;
+		off_t end = ps + (off_t)c->conf.page;
+		off_t a = off > ps ? off : ps, b = off + (off_t)n < end ? off + (off_t)n : end;
 		if (cache_pg_wait(c, p) == 0) {
 			memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
 		} else { /* cannot touch its buffer: forget what it held */
@@ -34,7 +35,7 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 				p->known = 0;
 			}
 			if (p->next_ext == 0)
-				c->ndirty--;
+				c->pages.ndirty--;
 		}
 	}
 }
@@ -44,13 +45,13 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 	struct iovec iov = {(void *)buf, n};
 	int err;
 
-	c->bypass++;
-	c->below_writes++;
+	c->stats.bypass++;
+	c->stats.below_writes++;
 	if ((err = ffio_below_pwritev_full(&c->base, &iov, 1, off)) < 0)
 		return err;
-	c->below_wbytes += n;
-	if (c->size_known && off + (off_t)n > c->disk_size)
-		c->disk_size = off + (off_t)n;
+	c->stats.below_wbytes += n;
+	if (c->size.below_known && off + (off_t)n > c->size.below)
+		c->size.below = off + (off_t)n;
 	absorb_direct_write(c, buf, n, off);
 	return (ssize_t)n;
 }
@@ -74,8 +75,8 @@ static uint64_t cost_update(uint64_t cost, uint64_t sample)
  * with its writes copied, the same as over sys without). */
 static int behind_pays(const struct cache *c, size_t n, uint64_t now)
 {
-	uint64_t cost = (uint64_t)(n >> 10) * c->around_ns_per_mib >> 10;
-	return c->big_return_ns && now - c->big_return_ns >= cost / 2;
+	uint64_t cost = (uint64_t)(n >> 10) * c->big.around_ns_per_mib >> 10;
+	return c->big.return_ns && now - c->big.return_ns >= cost / 2;
 }
 
 /* write_around, timed: the cost that behind_pays weighs. */
@@ -84,7 +85,7 @@ static ssize_t write_around_timed(struct cache *c, const void *buf, size_t n, of
 	ssize_t r = write_around(c, buf, n, off);
 	uint64_t t = ffio_now_ns() - t0, mib = n >> 20 ? n >> 20 : 1;
 	if (r > 0)
-		c->around_ns_per_mib = cost_update(c->around_ns_per_mib, t / mib);
+		c->big.around_ns_per_mib = cost_update(c->big.around_ns_per_mib, t / mib);
 	return r;
 }
 
@@ -96,30 +97,30 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 	struct cache *c = CACHE(l);
 	int err;
 
-	c->n_write++;
-	c->b_write += n;
-	if (__atomic_load_n(&c->pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
+	c->stats.n_write++;
+	c->stats.b_write += n;
+	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* a hint, read unlocked */
 		cache_pool_shrink(c);
 	/* Take in the write-behinds that completed meanwhile (no waiting):
 	 * their pages are free for this write and the next runs. */
-	if (c->nreq > 0 && (err = ffio_below_reap(&c->base, 0)) < 0)
+	if (c->async.nreq > 0 && (err = ffio_below_reap(&c->base, 0)) < 0)
 		ffio_file_set_error(c->base.file, err);
-	if ((c->flags & FFIO_CACHE_WT) || (c->base.file->hints & FFIO_FILE_WRITETHROUGH))
+	if ((c->conf.flags & FFIO_CACHE_WT) || (c->base.file->hints & FFIO_FILE_WRITETHROUGH))
 		return write_around(c, buf, n, off);
 	/* Large aligned writes go straight below, unless the layer below
 	 * writes behind asynchronously and the application leaves it time
 	 * to (behind_pays): then they are copied and submitted. */
-	if (n >= c->page && aligned(c, buf, n, off)) {
-		if (!c->async_below)
+	if (n >= c->conf.page && aligned(c, buf, n, off)) {
+		if (!c->async.below)
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
 		if (!behind_pays(c, n, now)) {
 			ssize_t r = write_around_timed(c, buf, n, off, now);
-			c->big_return_ns = ffio_now_ns();
+			c->big.return_ns = ffio_now_ns();
 			return r;
 		}
 		ssize_t r = write_split(c, buf, n, off);
-		c->big_return_ns = ffio_now_ns();
+		c->big.return_ns = ffio_now_ns();
 		return r;
 	}
 	return cache_write_in(c, buf, n, off);
@@ -146,7 +147,7 @@ static void tail_done(struct ffio_req *r)
  * whole write is copied. */
 static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off)
 {
-	size_t pages = n / c->page, copy = c->copy_ns_per_mib, around = c->around_ns_per_mib;
+	size_t pages = n / c->conf.page, copy = c->big.copy_ns_per_mib, around = c->big.around_ns_per_mib;
 	/* rounded down: the call waits for the tail, so a tail that would take
 	 * longer than the copy of the head is worse than none (O_DIRECT: the
 	 * device is slower than a copy, and the tail is then empty) */
@@ -154,10 +155,10 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 	/* Whole pages only: the tail then covers exactly tail_pages pages, and
 	 * none of them may be cached (a cached one could hold older dirty
 	 * bytes that a later flush would write over the tail's). */
-	if (off % (off_t)c->page != 0 || n % c->page != 0 || tail_pages == 0 || tail_pages >= pages)
+	if (off % (off_t)c->conf.page != 0 || n % c->conf.page != 0 || tail_pages == 0 || tail_pages >= pages)
 		tail_pages = 0;
-	size_t head = n - tail_pages * c->page;
-	int64_t first = (off + (off_t)head) / (off_t)c->page;
+	size_t head = n - tail_pages * c->conf.page;
+	int64_t first = (off + (off_t)head) / (off_t)c->conf.page;
 	for (size_t i = 0; i < tail_pages; i++)
 		if (pg_find(c, first + (int64_t)i)) {
 			tail_pages = 0;
@@ -169,7 +170,7 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 	if (head < n) {
 		t.r = (struct ffio_req){ .op = FFIO_OP_WRITE, .iov = &t.iov, .iovcnt = 1,
 					 .off = off + (off_t)head, .done = tail_done, .data = &t };
-		c->below_writes++;
+		c->stats.below_writes++;
 		if (ffio_below_submit(&c->base, &t.r) < 0 || ffio_below_commit(&c->base) < 0)
 			head = n; /* refused (not in flight): copy it all */
 	}
@@ -177,7 +178,7 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 	ssize_t r = cache_write_in(c, buf, head, off);
 	if (r > 0) {
 		uint64_t t = ffio_now_ns() - t0, mib = (size_t)r >> 20 ? (size_t)r >> 20 : 1;
-		c->copy_ns_per_mib = cost_update(c->copy_ns_per_mib, t / mib);
+		c->big.copy_ns_per_mib = cost_update(c->big.copy_ns_per_mib, t / mib);
 		/* the head's pages are whole: they start on their way now, to be
 		 * written while the application works (nothing will join them) */
 		long sent = cache_write_behind(c, 0);
@@ -200,9 +201,9 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 		return r; /* the tail is below; the head's failure is what the caller sees */
 	if (res < 0)
 		return (ssize_t)head;
-	c->below_wbytes += n - head;
-	if (c->size_known && off + (off_t)n > c->disk_size)
-		c->disk_size = off + (off_t)n;
+	c->stats.below_wbytes += n - head;
+	if (c->size.below_known && off + (off_t)n > c->size.below)
+		c->size.below = off + (off_t)n;
 	return (ssize_t)n;
 }
 
@@ -246,7 +247,7 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 		if (!p) {
 			int fresh;
 			err = cache_pg_new_fresh(c, pno, &p, &fresh);
-			if (err == -EAGAIN && !c->direct) {
+			if (err == -EAGAIN && !c->conf.direct) {
 				ssize_t r = write_around(c, src + done, n - done, o);
 				if (r < 0)
 					return done ? (ssize_t)done : r;
@@ -260,11 +261,11 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			 * reused one is left unknown, its gaps zeroed only if
 			 * something needs them (cache_pg_load) or written from zero_gap by
 			 * a sieving flush. */
-			if (len == c->page) {
+			if (len == c->conf.page) {
 				p->known = 1;
-			} else if (pg_start(c, pno) >= c->disk_size && (fresh || c->direct)) {
+			} else if (pg_start(c, pno) >= c->size.below && (fresh || c->conf.direct)) {
 				if (!fresh)
-					memset(p->data, 0, c->page);
+					memset(p->data, 0, c->conf.page);
 				p->known = 1;
 			}
 		} else {
@@ -272,12 +273,12 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			if (p->inflight && (err = cache_pg_wait(c, p)) < 0) /* never modified in flight */
 				return done ? (ssize_t)done : err;
 		}
-		if (c->direct && len >= STREAM_COPY_MIN)
+		if (c->conf.direct && len >= STREAM_COPY_MIN)
 			ffio_copy_stream(p->data + lo, src + done, len);
 		else
 			memcpy(p->data + lo, src + done, len);
 		if (!p->next_ext)
-			c->ndirty++;
+			c->pages.ndirty++;
 		if (p->known && is_sieve(c) && p->next_ext) {
 			if (lo + len < p->ext[0].lo || lo > p->ext[p->next_ext - 1].hi)
 				p->holes = 1; /* the hull spans bytes not written */
@@ -288,22 +289,22 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			ext_to_hull(p);
 		} else if ((err = cache_ext_add(p, lo, lo + (uint32_t)len)) < 0) {
 			if (!p->next_ext)
-				c->ndirty--;
+				c->pages.ndirty--;
 			return done ? (ssize_t)done : err;
-		} else if (!p->known && is_sieve(c) && p->next_ext > c->page / ZERO_GAP_SPACING &&
-			   pg_start(c, pno) >= c->disk_size && (err = cache_pg_load(c, p)) < 0) {
+		} else if (!p->known && is_sieve(c) && p->next_ext > c->conf.page / ZERO_GAP_SPACING &&
+			   pg_start(c, pno) >= c->size.below && (err = cache_pg_load(c, p)) < 0) {
 			return done ? (ssize_t)done : err;
 		}
 		done += len;
-		if (o + (off_t)len > c->cached_end)
-			c->cached_end = o + (off_t)len;
-		if (lo + len == c->page)
+		if (o + (off_t)len > c->size.cached_end)
+			c->size.cached_end = o + (off_t)len;
+		if (lo + len == c->conf.page)
 			filled = 1;
 	}
 	/* Over an asynchronous stack, complete pages start on their way as
 	 * soon as a quarter of the cache is dirty: the application goes on
 	 * while they are written. */
-	if (filled && c->async_below && c->ndirty >= (c->limit + 3) / 4) {
+	if (filled && c->async.below && c->pages.ndirty >= (c->conf.limit + 3) / 4) {
 		long sent = cache_write_behind(c, 0);
 		if (sent < 0)
 			ffio_file_set_error(c->base.file, (int)sent);
