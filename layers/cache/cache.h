@@ -139,12 +139,14 @@ struct cache_bufs {
 	char *scratch;               /* one page, for merging reads into dirty pages */
 };
 
-/* The file's size: below, as last known (asked for by disk_size when not
- * known; moved on by every part that writes or reads past it), and with
- * the cached writes (write.c; cut by truncation, cache.c). */
+/* The file's size.  Below: disk_size asks the layer below when it is not
+ * known (forgotten at fsync, invalidate, discard and fork, cache.c), and
+ * every part that writes or reads past it moves it on.  With the cached
+ * writes: cached_end (write.c; truncation, invalidate and fork recompute
+ * it, cache.c). */
 struct cache_size {
 	off_t below;                 /* the file's size below, as last known */
-	int below_known;
+	int below_known;             /* below holds it */
 	off_t cached_end;            /* end of the furthest write not known to be below */
 };
 
