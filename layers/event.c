@@ -515,7 +515,7 @@ static int event_invalidate(struct ffio_layer *l)
 	return rc;
 }
 
-/* Read hints: WILLNEED is counted with its range (bytes); the kernel's
+/* Read advice: WILLNEED is counted with its range (bytes); the kernel's
  * read-ahead turned off or on (RANDOM, NORMAL) as "advise", the advice
  * shown as the offset in the trace. */
 static int event_advise(struct ffio_layer *l, off_t off, off_t len, int advice)

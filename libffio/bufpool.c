@@ -1,5 +1,7 @@
 /* libffio/bufpool.c -- the buffer pool: aligned buffers for cache pages and
- * other large I/O buffers (ffio_buf_alloc / ffio_buf_free), and a copy into
+ * other large I/O buffers (ffio_buf_alloc / ffio_buf_free), huge chunks that
+ * caches carve their page buffers from, with the spare ones of closed caches
+ * kept for the next (ffio_chunk_get / ffio_chunk_put), and a copy into
  * them for data the processor will not read again (ffio_copy_stream).
  *
  * With jemalloc: one private arena (mallctl "arenas.create"), allocations
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -46,6 +49,18 @@ __attribute__((constructor)) static void pool_fork_safe(void)
 }
 static struct pool_entry pool_cache[POOL_CACHED];
 static int pool_ncached;
+
+/* Chunks of closed caches, kept for the next large cache of the process
+ * (a file reopened gets warm buffers, not fresh faults), up to SPARE_MAX. */
+#define SPARE_MAX 32
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ffio_chunk *spare;
+static int nspare;
+
+__attribute__((constructor)) static void spare_fork_safe(void)
+{
+	ffio_atfork_hold(&spare_lock, FFIO_LOCK_SPARE);
+}
 
 void *ffio_map_anon(size_t len, int flags)
 {
@@ -182,6 +197,43 @@ void ffio_buf_free(void *p, size_t size)
 	}
 #endif
 	map_free(p, size);
+}
+
+/* ---- huge chunks ----------------------------------------------------------- */
+
+struct ffio_chunk *ffio_chunk_get(int *fresh)
+{
+	pthread_mutex_lock(&spare_lock);
+	struct ffio_chunk *k = spare;
+	if (k) {
+		spare = k->next;
+		nspare--;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	*fresh = k == NULL;
+	if (!k && (k = malloc(sizeof *k)) && !(k->mem = ffio_buf_alloc(FFIO_HUGE_CHUNK, FFIO_HUGE_CHUNK))) {
+		free(k);
+		k = NULL;
+	}
+	if (k && *fresh) /* advice (MADV_HUGEPAGE): 4 KiB pages otherwise */
+		(void)madvise(k->mem, FFIO_HUGE_CHUNK, MADV_HUGEPAGE);
+	return k;
+}
+
+void ffio_chunk_put(struct ffio_chunk *k)
+{
+	pthread_mutex_lock(&spare_lock);
+	int keep = nspare < SPARE_MAX;
+	if (keep) {
+		k->next = spare;
+		spare = k;
+		nspare++;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	if (!keep) {
+		ffio_buf_free(k->mem, FFIO_HUGE_CHUNK);
+		free(k);
+	}
 }
 
 /* ---- copies that bypass the processor's caches ---------------------------- */

@@ -118,7 +118,7 @@ struct ffio_layer_ops {
 	 * see ffio_file_discard(). */
 	int (*discard)(struct ffio_layer *l);
 
-	/* A hint about the kernel's page cache, advice as posix_fadvise's:
+	/* Advice about the kernel's page cache, as posix_fadvise's:
 	 * WILLNEED starts reading [off, off + len) and returns at once;
 	 * RANDOM and NORMAL turn the kernel's own read-ahead off and on.
 	 * Optional; -EOPNOTSUPP when no layer below can (O_DIRECT, say). */
@@ -344,6 +344,7 @@ enum ffio_lock_rank {
 	FFIO_LOCK_OVERRIDE,   /* govern.c: overrides, the rank's spec */
 	FFIO_LOCK_AIO,        /* aio.c: completed requests */
 	FFIO_LOCK_IDLE_RINGS, /* uring.c: rings kept for reuse */
+	FFIO_LOCK_SPARE,      /* bufpool.c: spare chunks of closed caches */
 	FFIO_LOCK_BUFPOOL,    /* bufpool.c: freed buffers */
 	FFIO_LOCK_LOG,        /* log.c: the log's descriptor */
 	FFIO_LOCK_RANKS
@@ -577,6 +578,18 @@ void *ffio_buf_alloc(size_t size, size_t align);
 void ffio_buf_free(void *p, size_t size);
 /* memcpy with non-temporal stores (x86-64; memcpy elsewhere), fenced. */
 void ffio_copy_stream(void *dst, const void *src, size_t n);
+/* Chunks of FFIO_HUGE_CHUNK bytes, aligned to their size, that caches carve
+ * page buffers from.  ffio_chunk_get: a spare one of a closed cache
+ * (*fresh 0), else a new one advised for transparent huge pages (*fresh 1:
+ * its bytes are zeros); NULL when none can be had.  ffio_chunk_put keeps k
+ * for the next cache of the process (up to a limit) or frees it. */
+#define FFIO_HUGE_CHUNK ((size_t)2 << 20)
+struct ffio_chunk {
+	struct ffio_chunk *next;
+	char *mem;
+};
+struct ffio_chunk *ffio_chunk_get(int *fresh);
+void ffio_chunk_put(struct ffio_chunk *k);
 
 /* ---- small helpers ----------------------------------------------------- */
 

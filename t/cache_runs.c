@@ -130,8 +130,8 @@ static void test_runs(const char *path)
  * pass's, going on from their bytes: each page the runs cross is loaded
  * whole, once; a run's first bytes in a page it enters may come before.
  * The first pass is read twice: the cache takes more than its first 2
- * pages only when pages it gave up come back (ghost_note), so the second
- * time round it grows to hold every page the runs cross. */
+ * pages only when pages it gave up come back (cache_ghost_note), so the
+ * second time round it grows to hold every page the runs cross. */
 static void test_side_by_side(const char *path)
 {
 	static long off[1024], size[1024];

@@ -37,8 +37,8 @@ F="-std=gnu11 -g -O1 -DHAVE_CONFIG_H -I$scratch/cfg -I$S/include -I$S/libffio"
 tsan_src=$(ls "$S"/libffio/*.c | grep -v -e '/posix\.c$' -e '/real\.c$')
 if $CC $F -c "$S/libffio/posix.c" -o "$scratch/posix.o" 2>"$scratch/cc.err" &&
 	$CC $F -c "$S/libffio/real.c" -o "$scratch/real.o" 2>>"$scratch/cc.err" &&
-	$CC $F -fsanitize=thread $tsan_src "$S"/layers/*.c "$S/t/rel_threads.c" "$scratch/posix.o" \
-		"$scratch/real.o" -o "$scratch/rel_threads_tsan" $libs 2>>"$scratch/cc.err"; then
+	$CC $F -fsanitize=thread $tsan_src "$S"/layers/*.c "$S"/layers/cache/*.c "$S/t/rel_threads.c" \
+		"$scratch/posix.o" "$scratch/real.o" -o "$scratch/rel_threads_tsan" $libs 2>>"$scratch/cc.err"; then
 	ok 0 "ThreadSanitizer build of the library and the test"
 else
 	sed 's/^/#   /' "$scratch/cc.err" | head -20
@@ -47,12 +47,13 @@ else
 fi
 # Races already reported to their owners (the first frame of each access):
 # the shared pool's state
-# read without the pool lock (cache_pwrite, pool_shrink; set in pg_new);
+# read without the pool lock (cache_pwrite, cache_pool_shrink; set in
+# cache_pg_new);
 # liburing's inline ring accessors (liburing.h): liburing maps and unmaps
 # its rings with raw system calls TSan does not see, so a ring placed where
 # a closed file's ring was looks shared (probably not a real race; the
 # uring layer keeps one ring per file, used under the file's lock).
-known='(cache_pwrite|pg_new|pool_shrink) .*layers/cache\.c| .*/liburing\.h$'
+known='(cache_pwrite|cache_pg_new|cache_pool_shrink) .*layers/cache/[a-z]+\.c| .*/liburing\.h$'
 for spec in '*.dat(cache:4k:8:1)' '*.dat(cache:64k:2:0, uring:4)' '*.dat(event.notrace, cache.shared:2k:16:1)'; do
 	rm -rf "$scratch/w"; mkdir "$scratch/w"
 	FF_IO_LOGFILE=/dev/null FF_IO_OPTS="$spec" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \

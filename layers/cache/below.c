@@ -1,0 +1,175 @@
+/* layers/cache/below.c -- reads from the layer below into the cache: a
+ * vector read that goes on after a short one, a page made known around its
+ * dirty extents, absent pages loaded in one request, a range of a page
+ * fetched alone.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "cache.h"
+
+/* Read up to the total of iov at off; *got is what arrived (short at end
+ * of file).  With O_DIRECT one call: a short read is the end of file. */
+int cache_below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, size_t *got)
+{
+	size_t total = ffio_iov_len(iov, cnt), done = 0;
+	ssize_t r;
+
+	c->stats.below_reads++;
+	if (cnt == 1 && !c->conf.direct) {
+		int err = ffio_below_pread_full(&c->base, iov[0].iov_base, total, off, got);
+		if (err < 0)
+			return err;
+		c->stats.below_rbytes += *got;
+		return 0;
+	}
+	for (;;) {
+		do
+			r = ffio_below_preadv(&c->base, iov, cnt, off);
+		while (r == -EINTR);
+		if (r < 0)
+			return (int)r;
+		done += (size_t)r;
+		if (r == 0 || done == total || c->conf.direct)
+			break;
+		/* short but not at end: go on with the rest */
+		size_t skip = (size_t)r;
+		while (cnt > 0 && skip >= iov->iov_len) {
+			skip -= iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		iov->iov_base = (char *)iov->iov_base + skip;
+		iov->iov_len -= skip;
+		off += r;
+	}
+	c->stats.below_rbytes += done;
+	*got = done;
+	return 0;
+}
+
+/* Make p known: read its bytes from below around its dirty extents. */
+int cache_pg_load(struct cache *c, struct cpage *p)
+{
+	off_t start = pg_start(c, p->pno), size;
+	size_t got = 0;
+	int err;
+
+	if (p->known)
+		return 0;
+	if ((err = cache_pg_wait(c, p)) < 0 || (err = disk_size(c, &size)) < 0)
+		return err;
+	if (p->known) /* a read-ahead of it arrived */
+		return 0;
+	if (start < size) {
+		if (!c->conf.can_read)
+			return -EBADF;
+		if (p->next_ext && (err = cache_get_scratch(c)) < 0)
+			return err;
+		char *dst = p->next_ext ? c->bufs.scratch : p->data;
+		struct iovec iov = {dst, c->conf.page};
+		cache_kernel_readahead_arm(c);
+		if ((err = cache_below_readv(c, &iov, 1, start, &got)) < 0)
+			return err;
+		if (start + (off_t)got > c->size.below)
+			c->size.below = start + (off_t)got;
+		memset(dst + got, 0, c->conf.page - got);
+		if (p->next_ext) { /* copy the bytes around the dirty extents */
+			uint32_t at = 0;
+			for (uint32_t i = 0; i < p->next_ext; i++) {
+				memcpy(p->data + at, dst + at, p->ext[i].lo - at);
+				at = p->ext[i].hi;
+			}
+			memcpy(p->data + at, dst + at, c->conf.page - at);
+		}
+	} else {
+		uint32_t at = 0;
+		for (uint32_t i = 0; i < p->next_ext; i++) {
+			memset(p->data + at, 0, p->ext[i].lo - at);
+			at = p->ext[i].hi;
+		}
+		memset(p->data + at, 0, c->conf.page - at);
+	}
+	p->known = 1;
+	p->nvalid = 0;
+	if (is_sieve(c) && p->next_ext > 1) {
+		ext_to_hull(p);
+		p->holes = 1;
+	}
+	return 0;
+}
+
+/* Read the absent pages pnos[0..n) (ascending) into new pages; adjacent
+ * ones in one request.  Stops quietly when no page can be had. */
+int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
+{
+	struct cpage *pg[MAX_IOV];
+	struct iovec iov[MAX_IOV];
+	int i = 0, err = 0;
+	off_t size;
+
+	if ((err = disk_size(c, &size)) < 0)
+		return err;
+	while (i < n && err == 0) {
+		int k = 0, starved = 0;
+		while (i + k < n && k < MAX_IOV && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
+			if (cache_pg_new(c, pnos[i + k], &pg[k]) < 0) {
+				starved = 1;
+				break;
+			}
+			pg[k]->pin = 1;
+			iov[k] = (struct iovec){pg[k]->data, c->conf.page};
+			k++;
+		}
+		if (k == 0)
+			break;
+		off_t start = pg_start(c, pnos[i]);
+		size_t got = 0;
+		if (start < size && !c->conf.can_read) {
+			err = -EBADF;
+		} else if (start < size) {
+			cache_kernel_readahead_arm(c);
+			err = cache_below_readv(c, iov, k, start, &got);
+		}
+		for (int j = 0; j < k; j++) {
+			struct cpage *p = pg[j];
+			size_t at = (size_t)j * c->conf.page, have = got > at ? got - at : 0;
+			p->pin = 0;
+			if (err < 0) {
+				cache_pg_free(c, p);
+				continue;
+			}
+			if (have < c->conf.page)
+				memset(p->data + have, 0, c->conf.page - have);
+			p->known = 1;
+			p->ra = ra;
+		}
+		if (err == 0 && start + (off_t)got > c->size.below)
+			c->size.below = start + (off_t)got;
+		i += k;
+		if (starved)
+			break;
+	}
+	return err;
+}
+
+/* Fetch just [lo, hi) of page p (no dirty bytes) from below, now. */
+int cache_pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	struct iovec iov = {p->data + lo, hi - lo};
+	size_t got = 0;
+	int err;
+
+	if (!c->conf.can_read)
+		return -EBADF;
+	cache_kernel_readahead_arm(c);
+	if ((err = cache_pg_wait(c, p)) < 0 ||
+	    (err = cache_below_readv(c, &iov, 1, pg_start(c, p->pno) + lo, &got)) < 0)
+		return err;
+	memset(p->data + lo + got, 0, hi - lo - got);
+	if (cache_valid_add(p, lo, hi) < 0) { /* no room: this range alone */
+		p->nvalid = 0;
+		cache_valid_add(p, lo, hi);
+	}
+	return 0;
+}

@@ -1,0 +1,113 @@
+/* layers/cache/buffer.c -- page buffers: carved from huge chunks (the
+ * buffer pool's, libffio/bufpool.c) for a large cache, else one from the
+ * buffer pool per page; the scratch page of loads.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cache.h"
+
+/* Page buffers of a cache that has grown past HUGE_AFTER bytes are carved
+ * from HUGE_CHUNK-aligned chunks backed by transparent huge pages: a big
+ * file's first touch of its cache then costs one fault per 2 MiB instead
+ * of one per 4 KiB (bench/netcdf_tilerec.sh), and small pages no mapping
+ * each (bench/netcdf_seed.sh over cache:64k:1024:8: six readers took 2.3
+ * times as long as raw with a mapping per page, 0.4-1.0 times carved).
+ * Here a 4 KiB fault of fresh memory costs about 2.6 us (0.67 ms per MiB)
+ * and a huge one 0.1-0.2 ms: the netCDF tile + record write (13.8 MB,
+ * cache:1m:64:4) took 15.5 ms with chunks from 4 MiB, 14.4 ms from 1 MiB
+ * (medians of 15).  A file under 1 MiB never takes a chunk
+ * (a 10 KB file written by a new process: 0.20 ms from 1 MiB, 0.30 ms
+ * when its first page was carved too); a file that holds a chunk or more
+ * when the cache opens takes one from its first page: a new process
+ * reading a worker's tile (bench/netcdf_seed.sh's default file) took
+ * 4.9 ms with its first page loaded into 4 KiB faults (0.8 ms of it, and
+ * the slow load made the cache advise every run to the kernel as if the file
+ * came from the device), 4.5 ms so; raw, 4.3 ms.
+ * Pages that are not a multiple of a block, or do not divide the chunk,
+ * have buffers of their own. */
+#define HUGE_CHUNK FFIO_HUGE_CHUNK
+#define HUGE_AFTER ((size_t)1 << 20)
+#define HUGE_MIN_PAGE ((size_t)BLOCK)
+
+/* May c's page buffers come from huge chunks?  Large pages of a cache of
+ * its own that already holds HUGE_AFTER bytes, or of a file of a chunk or
+ * more: a small file never pays for a huge page it would not fill. */
+static int huge_ok(const struct cache *c)
+{
+	return c->conf.page >= HUGE_MIN_PAGE && c->conf.page % BLOCK == 0 && HUGE_CHUNK % c->conf.page == 0 &&
+	       c->pages.pool == &c->pages.own_pool &&
+	       ((size_t)c->pages.npages * c->conf.page >= HUGE_AFTER ||
+		(c->size.below_known && c->size.below >= (off_t)HUGE_CHUNK));
+}
+
+/* A buffer for p->data: a freed carved one first, then a carved one, else
+ * one of the buffer pool.  *fresh: its bytes are zeros. */
+char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
+{
+	*fresh = 0;
+	p->chunked = 0;
+	if (c->bufs.free_bufs) {
+		char *b = c->bufs.free_bufs;
+		memcpy(&c->bufs.free_bufs, b, sizeof(void *));
+		p->chunked = 1;
+		return b;
+	}
+	if (c->bufs.carve_left < c->conf.page && huge_ok(c)) {
+		int chunk_fresh;
+		struct ffio_chunk *k = ffio_chunk_get(&chunk_fresh);
+		c->bufs.carve_fresh = chunk_fresh;
+		if (k) {
+			k->next = c->bufs.chunks;
+			c->bufs.chunks = k;
+			c->bufs.carve = k->mem;
+			c->bufs.carve_left = HUGE_CHUNK;
+		}
+	}
+	if (c->bufs.carve_left >= c->conf.page) {
+		char *b = c->bufs.carve;
+		c->bufs.carve += c->conf.page;
+		c->bufs.carve_left -= c->conf.page;
+		p->chunked = 1;
+		*fresh = c->bufs.carve_fresh; /* never touched: the kernel gives zeros */
+		return b;
+	}
+	return ffio_buf_alloc(c->conf.page, BLOCK);
+}
+
+/* Give p's buffer back (carved ones stay with the cache until release). */
+void cache_buf_put(struct cache *c, struct cpage *p)
+{
+	if (p->chunked) {
+		memcpy(p->data, &c->bufs.free_bufs, sizeof(void *));
+		c->bufs.free_bufs = p->data;
+	} else {
+		ffio_buf_free(p->data, c->conf.page);
+	}
+	p->data = NULL;
+}
+
+/* At close: the chunks go back to the buffer pool (kept as spares), the
+ * scratch page too. */
+void cache_bufs_release(struct cache *c)
+{
+	if (c->bufs.scratch)
+		ffio_buf_free(c->bufs.scratch, c->conf.page);
+	c->bufs.scratch = NULL;
+	while (c->bufs.chunks) {
+		struct ffio_chunk *k = c->bufs.chunks;
+		c->bufs.chunks = k->next;
+		ffio_chunk_put(k);
+	}
+	c->bufs.carve = NULL;
+	c->bufs.carve_left = 0;
+	c->bufs.free_bufs = NULL;
+}
+
+int cache_get_scratch(struct cache *c)
+{
+	if (!c->bufs.scratch && !(c->bufs.scratch = ffio_buf_alloc(c->conf.page, BLOCK)))
+		return -ENOMEM;
+	return 0;
+}

@@ -1,0 +1,475 @@
+/* layers/cache/cache.h -- the cache layer's private header: its structures,
+ * the small helpers all its parts use (static inline), and the functions
+ * the parts share (hidden: not exported from the library; the layer's one
+ * exported symbol is its method table, ffio_layer_cache, in cache.c).
+ *
+ * The cache layer: write-behind with byte-exact dirty tracking, coalescing
+ * of adjacent dirty data into single vector requests, eviction that keeps
+ * pages whose gaps are still being filled, optional sieving (.sieve),
+ * read-ahead along sequential and constant-stride patterns, fetches that
+ * follow runs (a tile read through netCDF's windows), read advice to the
+ * kernel for files that come from the device, read-your-writes for sizes
+ * and truncation, write-through (.wt), O_DIRECT below (.direct), one page
+ * pool for all files of an entry (.shared), and statistics (.diag,
+ * ffgetstats).  See ffio-cache(7).
+ *
+ * A page is PAGE bytes of the file at a PAGE-aligned offset.  Its bytes are
+ * "known" when the whole page holds the file's current content (read from
+ * below, zeros past the end of file, or written by the application); an
+ * unknown page holds valid bytes only inside its dirty extents.  Dirty
+ * extents are a sorted array of disjoint [lo, hi) ranges per page; a known
+ * page under sieving keeps one hull extent instead.  An unknown page may
+ * also hold a few ranges of clean valid bytes (records fetched alone by
+ * strided read-ahead, the parts of runs fetched alone, data just written
+ * behind).
+ *
+ * Asynchronous I/O below (submit / commit / reap): write-behind of dirty
+ * runs and read-ahead are submitted as requests and committed in one
+ * batch; the application waits for them only at flush points, or when it
+ * touches a page whose buffer is in flight (a page in flight is never
+ * modified in place: the writer waits for it; see ffio-cache(7)).  The
+ * completion callbacks run inside calls into the layers below, with the
+ * file's lock held by the current call: they only update page states and
+ * counters, never free or move pages.  Over a synchronous stack (sys) the
+ * same requests complete inside submit.
+ *
+ * The parts, one file each:
+ *   cache.c      open, close, size, truncate, flush, fsync, invalidate,
+ *                discard, statistics, fork; the method table
+ *   page.c       pages: dirty extents, clean valid ranges, hash, LRU, budget
+ *   buffer.c     page buffers: carved from huge chunks or the buffer pool
+ *   async.c      requests in flight below: submission, completion, waiting
+ *   evict.c      write-behind, victims, loops larger than the cache
+ *   below.c      reads from below into pages
+ *   flush.c      dirty data written below in runs; sieving; flush points
+ *   write.c      the write method
+ *   readahead.c  read-ahead along patterns and runs; advice to the kernel
+ *   read.c       the read method
+ */
+#ifndef FFIO_LAYERS_CACHE_H
+#define FFIO_LAYERS_CACHE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include "ffio-internal.h"
+
+/* The functions the parts share are internal to the library, as all of
+ * it is (-fvisibility=hidden). */
+
+#define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
+#define MAX_IOV 1024        /* iovecs in one request below (IOV_MAX) */
+#define MAX_VALID 8         /* clean valid ranges an unknown page remembers */
+
+/* A range [lo, hi) of bytes within a page. */
+struct cext {
+	uint32_t lo, hi;
+};
+
+/* A page of the file held in the cache. */
+struct cpage {
+	int64_t pno;                      /* page number: offset / PAGE */
+	char *data;
+	struct cpage *hnext;              /* hash chain */
+	struct cpage *prev, *next;        /* LRU list, least recent first */
+	struct cext *ext;                 /* dirty extents, sorted, disjoint */
+	uint32_t next_ext, cap_ext;
+	unsigned known : 1;               /* every byte valid */
+	unsigned ra : 1;                  /* read ahead, not used yet */
+	unsigned pin : 1;                 /* being filled: not a victim */
+	unsigned failed : 1;              /* scratch flag of a flush */
+	unsigned reading : 1;             /* a read into it is in flight */
+	unsigned holes : 1;               /* a sieve hull spans bytes not written */
+	unsigned evicted : 1;             /* written behind to make room (counted) */
+	unsigned chunked : 1;             /* data is carved from a huge chunk */
+	uint16_t inflight;                /* requests below using data */
+	uint8_t nvalid;                   /* clean valid ranges of an unknown page: */
+	struct cext valid[MAX_VALID];     /* sorted, disjoint, not touching */
+};
+
+/* The page budget: one per file, or one per entry with .shared. */
+struct cpool {
+	pthread_mutex_t lock;
+	long limit;   /* pages */
+	long used;
+	int nfiles;
+	int starved;  /* a file under its share found the pool full */
+};
+
+/* The state of one cache (one file, or one file of a .shared entry) is
+ * grouped by the part that owns it: the part that writes it, or most of
+ * it; the others read it, and the few other writers are named. */
+
+/* The parameters, fixed at open (cache.c). */
+struct cache_conf {
+	size_t page;                 /* PAGE: bytes per page */
+	long limit;                  /* PAGES: the most pages held */
+	int ahead;                   /* AHEAD: pages (or records, runs) read ahead */
+	unsigned flags;              /* FFIO_CACHE_* of the spec */
+	int direct;                  /* O_DIRECT below is in force */
+	int can_read;                /* the file is open for reading below */
+};
+
+/* The pages: found by number in the hash table, aged on the LRU list,
+ * taken from the page budget (page.c; set up at open, cache.c).  ndirty
+ * follows the pages' dirty extents wherever they change (writes, flushes,
+ * truncation). */
+struct cache_pages {
+	struct cpool *pool;          /* the budget: own_pool, or the entry's (.shared) */
+	struct cpool own_pool;
+	struct cpage **hash;
+	size_t hmask;
+	struct cpage lru;            /* sentinel */
+	long npages, ndirty;
+	long npages_peak;            /* the most pages held at once (.diag) */
+	struct cpage *last;          /* the page touched last */
+};
+
+/* Page buffers carved from huge chunks (not .shared), and the scratch
+ * page (buffer.c). */
+struct cache_bufs {
+	struct ffio_chunk *chunks;   /* every chunk, given back at release */
+	char *carve;                 /* the rest of the newest chunk */
+	size_t carve_left;
+	int carve_fresh;             /* the newest chunk was never used: zeros */
+	void *free_bufs;             /* freed carved buffers, linked through their first bytes */
+	char *scratch;               /* one page, for merging reads into dirty pages */
+};
+
+/* The file's size.  Below: disk_size asks the layer below when it is not
+ * known (forgotten at fsync, invalidate, discard and fork, cache.c), and
+ * every part that writes or reads past it moves it on.  With the cached
+ * writes: cached_end (write.c; truncation, invalidate and fork recompute
+ * it, cache.c). */
+struct cache_size {
+	off_t below;                 /* the file's size below, as last known */
+	int below_known;             /* below holds it */
+	off_t cached_end;            /* end of the furthest write not known to be below */
+};
+
+/* The read-ahead pattern, the kernel's read-ahead and advice
+ * (readahead.c; forgotten at fsync and invalidate, cache.c). */
+struct cache_ra {
+	off_t last_off;              /* the last read */
+	size_t last_len;
+	off_t stride;                /* from the read before it (0: sequential) */
+	int hits;                    /* reads in a row along the pattern */
+	int valid;                   /* last_off, last_len hold a read */
+	off_t advised;               /* records before this offset were advised */
+	int no_advise;               /* nothing below takes read advice */
+	int kernel_off;              /* the kernel's read-ahead is off (RANDOM) */
+	int kernel_armed;            /* turn it off before the first page or record is read */
+	int slow_loads;              /* loads in a row slower than memory (cache_note_load) */
+	int from_device;             /* two of them: the file comes from the device (sticky) */
+};
+
+/* Runs: sequential reads that jump ahead now and then (see cache_ra_runs;
+ * readahead.c). */
+struct cache_run {
+	off_t start;                 /* where the current run began */
+	int reads;                   /* reads in it so far */
+	off_t len, prev_len;         /* the last two runs' lengths (0: none, or one read) */
+	off_t stride;                /* from the last run's start to this one's */
+	off_t advised;               /* runs starting before this offset were advised */
+};
+
+/* Loops larger than the cache, and how far the cache grows (see
+ * cache_ghost_note; evict.c). */
+struct cache_evict {
+	int64_t *ghost;              /* the pages evicted last, a ring of ghost_cap (-1: none) */
+	int32_t *ghost_at;           /* ring slots by page, open addressing (-1: empty) */
+	int ghost_cap, ghost_bits;
+	uint64_t ghost_seq;          /* evictions recorded */
+	int64_t ghost_prev;          /* ring slot of the last page found there, or -1 */
+	int loop_new, loop_in_order; /* new pages, and those evicted in order, this window */
+	int loop_mode;               /* victims from the most recent end */
+	long grow_limit;             /* pages taken before clean ones are reused (see cache_ghost_note) */
+};
+
+/* Requests below in flight (async.c; waiting is set by flush.c). */
+struct cache_async {
+	int below;                   /* the layer below completes requests later */
+	int waiting;                 /* in cache_flush_all: the caller waits for the writes */
+	long nreq;                   /* requests in flight */
+	long busy_pages;             /* page references of requests in flight */
+	struct areq *reqs;           /* requests in flight (for fork) */
+};
+
+/* Large writes over an asynchronous stack: copy and write behind, or
+ * write around now (see behind_pays; write.c; reads, flushes and fsyncs
+ * reset return_ns). */
+struct cache_big {
+	uint64_t return_ns;          /* when the last large write returned, or 0 */
+	uint64_t around_ns_per_mib;  /* what writing around cost, smoothed */
+	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
+};
+
+/* Counters, reported at close (.diag) and by ffgetstats (cache.c); each
+ * counted where its event happens. */
+struct cache_stats {
+	uint64_t n_read, b_read, n_write, b_write;
+	uint64_t hits, misses, ra_used, ra_wasted, ra_advice, run_loads;
+	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
+	uint64_t ev_clean, ev_complete, ev_gaps, bypass, ev_loop;
+	uint64_t async_writes, async_reads;
+};
+
+struct cache {
+	struct ffio_layer base;      /* first: the layer */
+	struct cache_conf conf;
+	struct cache_pages pages;
+	struct cache_bufs bufs;
+	struct cache_size size;
+	struct cache_ra ra;
+	struct cache_run run;
+	struct cache_evict evict;
+	struct cache_async async;
+	struct cache_big big;
+	struct cache_stats stats;
+};
+
+/* A request of the cache in flight below: a write-behind run or a read. */
+struct areq {
+	struct ffio_req r;
+	struct cache *c;
+	struct areq *prev, *next;    /* c->async.reqs */
+	size_t left;                 /* bytes still to transfer */
+	off_t start;                 /* file offset of the first byte */
+	uint32_t lo, hi;             /* a sparse read: range within its page */
+	int sparse;
+	int cnt;                     /* iovecs */
+	int npg;                     /* pages */
+	size_t len;                  /* bytes of the whole request */
+	struct iovec *iov;           /* cnt, after pg */
+	struct cpage *pg[];          /* npg */
+};
+
+#define CACHE(l) ((struct cache *)(l))
+
+/* ---- helpers on the hot paths ------------------------------------------ */
+
+static inline int is_sieve(const struct cache *c)
+{
+	return (c->conf.flags & FFIO_CACHE_SIEVE) || (c->base.file->glue_flags & FFIO_FILE_SIEVE);
+}
+
+/* Is [lo, hi) inside one dirty extent? */
+static inline int ext_covers(const struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t a = 0, b = p->next_ext;
+	while (a < b) {
+		uint32_t m = (a + b) / 2;
+		if (p->ext[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < p->next_ext && p->ext[a].lo <= lo && p->ext[a].hi >= hi;
+}
+
+/* Is [lo, hi) inside one valid range?  The range holding lo (or ending at
+ * it) is returned in *at, else -1. */
+static inline int valid_covers(const struct cpage *p, uint32_t lo, uint32_t hi, int *at)
+{
+	*at = -1;
+	for (int i = 0; i < p->nvalid; i++)
+		if (p->valid[i].lo <= lo && lo <= p->valid[i].hi) {
+			*at = i;
+			return hi <= p->valid[i].hi;
+		}
+	return 0;
+}
+
+/* Does p hold the file's bytes [lo, hi): known, dirty, or in one valid
+ * range? */
+static inline int pg_holds(const struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	int at;
+	return p->known || ext_covers(p, lo, hi) || valid_covers(p, lo, hi, &at);
+}
+
+/* A known page under sieving needs only the hull of its dirty bytes. */
+static inline void ext_to_hull(struct cpage *p)
+{
+	if (p->next_ext > 1) {
+		p->ext[0].hi = p->ext[p->next_ext - 1].hi;
+		p->next_ext = 1;
+	}
+}
+
+static inline size_t hash_of(const struct cache *c, int64_t pno)
+{
+	return (size_t)(((uint64_t)pno * 0x9E3779B97F4A7C15ull) >> 17) & c->pages.hmask;
+}
+
+static inline struct cpage *pg_find(struct cache *c, int64_t pno)
+{
+	if (c->pages.last && c->pages.last->pno == pno)
+		return c->pages.last;
+	for (struct cpage *p = c->pages.hash[hash_of(c, pno)]; p; p = p->hnext)
+		if (p->pno == pno)
+			return c->pages.last = p;
+	return NULL;
+}
+
+static inline void lru_unlink(struct cpage *p)
+{
+	p->prev->next = p->next;
+	p->next->prev = p->prev;
+}
+
+static inline void lru_append(struct cache *c, struct cpage *p)
+{
+	p->prev = c->pages.lru.prev;
+	p->next = &c->pages.lru;
+	c->pages.lru.prev->next = p;
+	c->pages.lru.prev = p;
+}
+
+static inline void pg_touch(struct cache *c, struct cpage *p)
+{
+	if (c->pages.lru.prev != p) {
+		lru_unlink(p);
+		lru_append(c, p);
+	}
+}
+
+static inline void pg_set_clean(struct cache *c, struct cpage *p)
+{
+	if (p->next_ext) {
+		p->next_ext = 0;
+		c->pages.ndirty--;
+	}
+	p->holes = 0;
+}
+
+static inline off_t pg_start(const struct cache *c, int64_t pno)
+{
+	return (off_t)pno * (off_t)c->conf.page;
+}
+
+/* The part of [o, o + left) within o's page: the page, the offset in it
+ * (*lo), and the length returned. */
+static inline size_t pg_span(const struct cache *c, off_t o, size_t left, int64_t *pno, uint32_t *lo)
+{
+	*pno = o / (off_t)c->conf.page;
+	*lo = (uint32_t)(o - pg_start(c, *pno));
+	return c->conf.page - *lo < left ? c->conf.page - *lo : left;
+}
+
+static inline int pg_complete(const struct cache *c, const struct cpage *p)
+{
+	if (p->next_ext != 1 || p->ext[0].lo != 0 || p->holes)
+		return 0;
+	return p->ext[0].hi == c->conf.page || pg_start(c, p->pno) + p->ext[0].hi >= c->size.cached_end;
+}
+
+/* Written whole by the application: what goes behind before it is needed
+ * (cache_write_behind without must).  A page whose bytes merely reach the
+ * end of the file's data is still growing: written early, it was written
+ * again with every window netCDF added (tiles into a file four times the
+ * cache over cache:1m:64:4, uring:64: 3800 extra writes, 0.44 s against
+ * 0.31 s over sys). */
+static inline int pg_full(const struct cache *c, const struct cpage *p)
+{
+	return p->next_ext == 1 && p->ext[0].lo == 0 && p->ext[0].hi == c->conf.page && !p->holes;
+}
+
+static inline int pg_idle(const struct cpage *p)
+{
+	return !p->inflight && !p->pin;
+}
+
+static inline int aligned(const struct cache *c, const void *buf, size_t n, off_t off)
+{
+	return !c->conf.direct || (((uintptr_t)buf | n | (size_t)off) & (BLOCK - 1)) == 0;
+}
+
+static inline int disk_size(struct cache *c, off_t *size)
+{
+	if (!c->size.below_known) {
+		int err = ffio_below_size(&c->base, &c->size.below);
+		if (err < 0)
+			return err;
+		c->size.below_known = 1;
+	}
+	*size = c->size.below;
+	return 0;
+}
+
+static inline off_t logical_size(struct cache *c, int *err)
+{
+	off_t d = 0;
+	*err = disk_size(c, &d);
+	return d > c->size.cached_end ? d : c->size.cached_end;
+}
+
+/* ---- functions shared between the parts -------------------------------- */
+
+/* page.c */
+int cache_ext_add(struct cpage *p, uint32_t lo, uint32_t hi);
+int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi);
+int cache_valid_add(struct cpage *p, uint32_t lo, uint32_t hi);
+void cache_valid_cut(struct cpage *p, uint32_t cut);
+void cache_pg_free(struct cache *c, struct cpage *p);
+void cache_pool_shrink(struct cache *c);
+int cache_pg_new_fresh(struct cache *c, int64_t pno, struct cpage **out, int *fresh);
+int cache_pg_new(struct cache *c, int64_t pno, struct cpage **out);
+
+/* buffer.c */
+char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh);
+void cache_buf_put(struct cache *c, struct cpage *p);
+void cache_bufs_release(struct cache *c);
+int cache_get_scratch(struct cache *c);
+
+/* async.c */
+struct areq *cache_areq_new(struct cache *c, int npg, int cnt);
+void cache_areq_unlink(struct cache *c, struct areq *a);
+int cache_areq_submit(struct cache *c, struct areq *a);
+void cache_write_done(struct ffio_req *r);
+void cache_read_done(struct ffio_req *r);
+int cache_reap_one(struct cache *c);
+int cache_pg_wait(struct cache *c, struct cpage *p);
+int cache_wait_all(struct cache *c);
+
+/* evict.c */
+long cache_write_behind(struct cache *c, int must);
+void cache_ghost_note(struct cache *c, int64_t pno);
+struct cpage *cache_clean_victim(struct cache *c, int keep_ra);
+struct cpage *cache_write_victim(struct cache *c);
+struct cpage *cache_pick_victim(struct cache *c);
+void cache_evict_open(struct cache *c);
+void cache_evict_release(struct cache *c);
+
+/* below.c */
+int cache_below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, size_t *got);
+int cache_pg_load(struct cache *c, struct cpage *p);
+int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra);
+int cache_pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi);
+
+/* flush.c */
+int cache_flush_set(struct cache *c, struct cpage **set, size_t n);
+int cache_flush_set_waited(struct cache *c, struct cpage **set, size_t n);
+int cache_flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno);
+int cache_flush_all(struct cache *c);
+void cache_drop_clean(struct cache *c);
+
+/* write.c */
+ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off);
+
+/* readahead.c */
+void cache_note_load(struct cache *c, off_t n, uint64_t t0);
+int cache_ra_sparse(const struct cache *c);
+int cache_ra_runs(const struct cache *c);
+void cache_kernel_readahead_arm(struct cache *c);
+void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size);
+int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t start);
+void cache_around_ahead(struct cache *c, off_t off, size_t n);
+
+/* read.c */
+ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off);
+
+#endif

@@ -1,0 +1,288 @@
+/* layers/cache/page.c -- the cache's pages: their dirty extents (byte
+ * ranges the application wrote, not yet below) and clean valid ranges (of
+ * a page not wholly known), the hash table and LRU list they are found
+ * and aged in, and taking a page for a page number within the page budget
+ * (a new one, or a victim's, see evict.c) and giving it back.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cache.h"
+
+/* ---- dirty extents ----------------------------------------------------- */
+
+static int ext_reserve(struct cpage *p, uint32_t n)
+{
+	if (n <= p->cap_ext)
+		return 0;
+	uint32_t cap = p->cap_ext ? p->cap_ext : 4;
+	while (cap < n)
+		cap *= 2;
+	struct cext *e = realloc(p->ext, cap * sizeof *e);
+	if (!e)
+		return -ENOMEM;
+	p->ext = e;
+	p->cap_ext = cap;
+	return 0;
+}
+
+/* Mark [lo, hi) dirty, merging with touching extents. */
+int cache_ext_add(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t n = p->next_ext;
+
+	if (n > 0) {
+		struct cext *last = &p->ext[n - 1];
+		if (lo >= last->lo && lo <= last->hi) { /* the common case: appending */
+			if (hi > last->hi)
+				last->hi = hi;
+			return 0;
+		}
+		if (lo > last->hi) {
+			if (ext_reserve(p, n + 1) < 0)
+				return -ENOMEM;
+			p->ext[n] = (struct cext){lo, hi};
+			p->next_ext++;
+			return 0;
+		}
+	}
+	/* General case: first extent with hi >= lo, last with lo <= hi. */
+	uint32_t a = 0, b = n;
+	while (a < b) {
+		uint32_t m = (a + b) / 2;
+		if (p->ext[m].hi < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	uint32_t first = a, end = a;
+	while (end < n && p->ext[end].lo <= hi)
+		end++;
+	if (first == end) { /* insert */
+		if (ext_reserve(p, n + 1) < 0)
+			return -ENOMEM;
+		memmove(&p->ext[first + 1], &p->ext[first], (n - first) * sizeof *p->ext);
+		p->ext[first] = (struct cext){lo, hi};
+		p->next_ext++;
+		return 0;
+	}
+	struct cext m = {lo < p->ext[first].lo ? lo : p->ext[first].lo,
+			 hi > p->ext[end - 1].hi ? hi : p->ext[end - 1].hi};
+	p->ext[first] = m;
+	memmove(&p->ext[first + 1], &p->ext[end], (n - end) * sizeof *p->ext);
+	p->next_ext -= end - first - 1;
+	return 0;
+}
+
+/* Forget [lo, hi) as dirty (superseded below, or truncated away). */
+int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t n = p->next_ext, out = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct cext e = p->ext[i];
+		if (e.hi <= lo || e.lo >= hi) {
+			p->ext[out++] = e;
+		} else if (e.lo < lo && e.hi > hi) { /* split in two; the rest lies after hi */
+			uint32_t rest = n - i - 1;
+			if (ext_reserve(p, out + 2 + rest) < 0)
+				return -ENOMEM;
+			memmove(&p->ext[out + 2], &p->ext[i + 1], rest * sizeof *p->ext);
+			p->ext[out] = (struct cext){e.lo, lo};
+			p->ext[out + 1] = (struct cext){hi, e.hi};
+			p->next_ext = out + 2 + rest;
+			return 0;
+		} else if (e.lo < lo) {
+			p->ext[out++] = (struct cext){e.lo, lo};
+		} else if (e.hi > hi) {
+			p->ext[out++] = (struct cext){hi, e.hi};
+		}
+	}
+	p->next_ext = out;
+	return 0;
+}
+
+/* ---- clean valid ranges of an unknown page ------------------------------ */
+
+/* Remember [lo, hi) as valid, merging with the ranges it touches.
+ * -ENOSPC when that would make more than MAX_VALID ranges. */
+int cache_valid_add(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	int n = p->nvalid, a = 0, b;
+
+	while (a < n && p->valid[a].hi < lo)
+		a++;
+	for (b = a; b < n && p->valid[b].lo <= hi; b++)
+		;
+	if (a == b) { /* touches none: a new range at a */
+		if (n == MAX_VALID)
+			return -ENOSPC;
+		memmove(&p->valid[a + 1], &p->valid[a], (size_t)(n - a) * sizeof *p->valid);
+		p->valid[a] = (struct cext){lo, hi};
+		p->nvalid++;
+		return 0;
+	}
+	struct cext m = {lo < p->valid[a].lo ? lo : p->valid[a].lo, hi > p->valid[b - 1].hi ? hi : p->valid[b - 1].hi};
+	p->valid[a] = m;
+	memmove(&p->valid[a + 1], &p->valid[b], (size_t)(n - b) * sizeof *p->valid);
+	p->nvalid = (uint8_t)(n - (b - a - 1));
+	return 0;
+}
+
+/* The file ends at cut within the page: nothing valid past it. */
+void cache_valid_cut(struct cpage *p, uint32_t cut)
+{
+	int n = 0;
+	for (int i = 0; i < p->nvalid; i++) {
+		if (p->valid[i].lo >= cut)
+			break;
+		p->valid[n] = p->valid[i];
+		if (p->valid[n].hi > cut)
+			p->valid[n].hi = cut;
+		n++;
+	}
+	p->nvalid = (uint8_t)n;
+}
+
+/* ---- pages: hash, LRU, pool -------------------------------------------- */
+
+static void hash_remove(struct cache *c, struct cpage *p)
+{
+	struct cpage **pp = &c->pages.hash[hash_of(c, p->pno)];
+	while (*pp != p)
+		pp = &(*pp)->hnext;
+	*pp = p->hnext;
+	if (c->pages.last == p)
+		c->pages.last = NULL;
+}
+
+/* Unlink p and give its memory back to the pool. */
+void cache_pg_free(struct cache *c, struct cpage *p)
+{
+	if (p->ra)
+		c->stats.ra_wasted++;
+	pg_set_clean(c, p);
+	hash_remove(c, p);
+	lru_unlink(p);
+	cache_buf_put(c, p);
+	free(p->ext);
+	free(p);
+	c->pages.npages--;
+	pthread_mutex_lock(&c->pages.pool->lock);
+	c->pages.pool->used--;
+	pthread_mutex_unlock(&c->pages.pool->lock);
+}
+
+/* Take p's memory for page pno. */
+static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
+{
+	if (p->ra)
+		c->stats.ra_wasted++;
+	hash_remove(c, p);
+	p->pno = pno;
+	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = 0;
+	p->nvalid = 0;
+	p->next_ext = 0;
+	size_t h = hash_of(c, pno);
+	p->hnext = c->pages.hash[h];
+	c->pages.hash[h] = p;
+	pg_touch(c, p);
+}
+
+/* Give pages back while a starved file of the shared pool waits. */
+void cache_pool_shrink(struct cache *c)
+{
+	struct cpool *pool = c->pages.pool;
+	long share;
+
+	pthread_mutex_lock(&pool->lock);
+	share = pool->limit / (pool->nfiles ? pool->nfiles : 1);
+	if (share < 1)
+		share = 1;
+	int starved = pool->starved;
+	pthread_mutex_unlock(&pool->lock);
+	while (starved && c->pages.npages > share) {
+		struct cpage *v = cache_pick_victim(c);
+		if (!v)
+			break;
+		cache_pg_free(c, v);
+	}
+	if (starved && c->pages.npages <= share) {
+		pthread_mutex_lock(&pool->lock);
+		__atomic_store_n(&pool->starved, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&pool->lock);
+	}
+}
+
+/* A new page for pno (not present), linked most recent; reading: for data
+ * to be read into it (see cache_pg_new).  -EAGAIN: no page can be had now
+ * (the caller goes around the cache). */
+static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh, int reading)
+{
+	struct cpool *pool = c->pages.pool;
+	int take;
+
+	*fresh = 0;
+	cache_ghost_note(c, pno);
+	struct cpage *v;
+	if (c->pages.npages >= c->evict.grow_limit &&
+	    (v = reading ? cache_clean_victim(c, 1) : cache_write_victim(c))) {
+		pg_reuse(c, v, pno);
+		*out = v;
+		return 0;
+	}
+	pthread_mutex_lock(&pool->lock);
+	long share = pool->limit / (pool->nfiles ? pool->nfiles : 1);
+	take = pool->used < pool->limit;
+	if (take)
+		pool->used++;
+	else if (c->pages.npages == 0 || (c->pages.npages < share && pool->nfiles > 1))
+		__atomic_store_n(&pool->starved, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&pool->lock);
+
+	if (!take) {
+		v = c->pages.npages ? cache_pick_victim(c) : NULL;
+		if (!v)
+			return -EAGAIN;
+		pg_reuse(c, v, pno);
+		*out = v;
+		return 0;
+	}
+	struct cpage *p = calloc(1, sizeof *p);
+	if (p)
+		p->data = cache_buf_get(c, p, fresh);
+	if (!p || !p->data) {
+		free(p);
+		pthread_mutex_lock(&pool->lock);
+		pool->used--;
+		pthread_mutex_unlock(&pool->lock);
+		return -ENOMEM;
+	}
+	p->pno = pno;
+	size_t h = hash_of(c, pno);
+	p->hnext = c->pages.hash[h];
+	c->pages.hash[h] = p;
+	lru_append(c, p);
+	if (++c->pages.npages > c->pages.npages_peak)
+		c->pages.npages_peak = c->pages.npages;
+	*out = p;
+	return 0;
+}
+
+/* A page for a write: over an asynchronous stack taken as needed, up to
+ * PAGES (write-behind wants its pages: O_DIRECT writes 4 MiB at a time
+ * overlapped 5-10 points less with the computation when they had to reuse
+ * clean ones); over a synchronous one, see cache_write_victim. */
+int cache_pg_new_fresh(struct cache *c, int64_t pno, struct cpage **out, int *fresh)
+{
+	return pg_take(c, pno, out, fresh, 0);
+}
+
+/* A page to read into: a clean one is reused before the cache grows
+ * (cache_ghost_note says when it grows). */
+int cache_pg_new(struct cache *c, int64_t pno, struct cpage **out)
+{
+	int fresh;
+	return pg_take(c, pno, out, &fresh, 1);
+}

@@ -1,0 +1,152 @@
+/* layers/cache/read.c -- the read method: from pages (loading what is
+ * missing, along runs or strided records where those hold), around the
+ * cache for large reads, and the read-ahead that follows each read.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include "cache.h"
+
+/* Read [off, off + n) from below straight into the caller's buffer, around
+ * the cache; *got is what arrived (short at the end of the file below). */
+static int read_through(struct cache *c, void *buf, size_t n, off_t off, size_t *got)
+{
+	struct iovec iov = {buf, n};
+	c->stats.bypass++;
+	return cache_below_readv(c, &iov, 1, off, got);
+}
+
+/* A read around the cache, n bytes the caller knows lie below the logical
+ * end: what the file below lacks of them is a hole (zeros). */
+static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+	int err;
+
+	if ((err = read_through(c, buf, n, off, &got)) < 0)
+		return err;
+	if (got < n)
+		memset((char *)buf + got, 0, n - got); /* a hole up to the logical end */
+	return (ssize_t)n;
+}
+
+ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
+{
+	struct cache *c = CACHE(l);
+	char *dst = buf;
+	size_t done = 0;
+	off_t size;
+	int err;
+
+	c->stats.n_read++;
+	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
+	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
+		cache_pool_shrink(c);
+	if (n >= c->conf.page && c->size.cached_end == 0 && aligned(c, buf, n, off)) {
+		/* No write of this open is cached: the file below holds every
+		 * byte, and its size need not be asked for (a short read is its
+		 * end).  Program I reads this way after each open. */
+		size_t got = 0;
+		cache_around_ahead(c, off, n);
+		if ((err = read_through(c, buf, n, off, &got)) < 0)
+			return err;
+		c->stats.b_read += got;
+		return (ssize_t)got;
+	}
+	size = logical_size(c, &err);
+	if (err < 0)
+		return err;
+	if (off >= size || n == 0)
+		return 0;
+	if ((off_t)n > size - off)
+		n = (size_t)(size - off);
+	c->stats.b_read += n;
+	if (n >= c->conf.page && aligned(c, buf, n, off)) {
+		int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
+		if ((err = cache_flush_pages(c, first, last)) < 0 || (err = cache_wait_all(c)) < 0)
+			return err;
+		cache_around_ahead(c, off, n);
+		return read_around(c, buf, n, off);
+	}
+	off_t run0 = c->ra.valid && off == c->ra.last_off + (off_t)c->ra.last_len ? c->run.start : off;
+	off_t below_end = 0; /* pages past it are zeros: whole ones cost no read */
+	int runs_now = cache_ra_runs(c) && disk_size(c, &below_end) == 0;
+	while (done < n) {
+		off_t o = off + (off_t)done;
+		int64_t pno;
+		uint32_t lo;
+		size_t len = pg_span(c, o, n - done, &pno, &lo);
+		struct cpage *p = pg_find(c, pno);
+		uint32_t hi = lo + (uint32_t)len;
+		int runs = runs_now && pg_start(c, pno) < below_end;
+
+		if (p && p->reading && (err = cache_pg_wait(c, p)) < 0) /* read-ahead on its way */
+			return done ? (ssize_t)done : err;
+		if (p && !pg_holds(p, lo, hi)) {
+			c->stats.misses++;
+			if (!p->next_ext && runs)
+				err = cache_run_load(c, p, lo, hi, run0);
+			else if (!p->next_ext && cache_ra_sparse(c))
+				err = cache_pg_load_range(c, p, lo, hi);
+			else {
+				uint64_t t0 = ffio_now_ns();
+				if ((err = cache_pg_load(c, p)) == 0)
+					cache_note_load(c, (off_t)c->conf.page, t0);
+			}
+			if (err < 0)
+				return done ? (ssize_t)done : err;
+		} else if (p) {
+			c->stats.hits++;
+			if (p->ra) {
+				p->ra = 0;
+				c->stats.ra_used++;
+			}
+		} else if (runs || cache_ra_sparse(c)) {
+			/* absent: what the run needs of it, or just this strided record */
+			uint64_t t0 = ffio_now_ns();
+			c->stats.misses++;
+			if ((err = cache_pg_new(c, pno, &p)) == 0 &&
+			    (err = runs ? cache_run_load(c, p, lo, hi, run0)
+					: cache_pg_load_range(c, p, lo, hi)) < 0)
+				cache_pg_free(c, p);
+			if (err == 0 && !runs)
+				cache_note_load(c, (off_t)(hi - lo), t0);
+			if (err < 0 && err != -EAGAIN)
+				return done ? (ssize_t)done : err;
+			if (err < 0) {
+				ssize_t r = read_around(c, dst + done, len, o);
+				if (r < 0)
+					return done ? (ssize_t)done : r;
+				done += len;
+				continue;
+			}
+		} else {
+			/* absent: fetch it with the absent pages after it, in one request */
+			int64_t pnos[64];
+			int64_t lastp = (off + (off_t)n - 1) / (off_t)c->conf.page;
+			int m = 0;
+			long cap = c->conf.limit / 2 > 0 ? c->conf.limit / 2 : 1;
+			while (m < 64 && m < cap && pno + m <= lastp && (m == 0 || !pg_find(c, pno + m))) {
+				pnos[m] = pno + m;
+				m++;
+			}
+			c->stats.misses++;
+			uint64_t t0 = ffio_now_ns();
+			if ((err = cache_load_missing(c, pnos, m, 0)) < 0)
+				return done ? (ssize_t)done : err;
+			cache_note_load(c, (off_t)m * (off_t)c->conf.page, t0);
+			if (!(p = pg_find(c, pno))) {
+				ssize_t r = read_around(c, dst + done, len, o);
+				if (r < 0)
+					return done ? (ssize_t)done : r;
+				done += len;
+				continue;
+			}
+		}
+		pg_touch(c, p);
+		memcpy(dst + done, p->data + lo, len);
+		done += len;
+	}
+	cache_read_ahead(c, off, n, size);
+	return (ssize_t)n;
+}
