@@ -1,8 +1,9 @@
 /* bench/bound_io.c -- a ceiling for the netCDF benchmarks, not a layer:
- * preloaded ahead of libffio, it takes the files whose name ends in
- * $FFIO_BOUND_SUFFIX and serves netCDF's posixio calls on them with no
- * system call and no bookkeeping, to show how fast any user-space cache
- * could make the program on this machine.
+ * preloaded ahead of libffio, it takes the files whose name ends in one of
+ * the suffixes of $FFIO_BOUND_SUFFIX (separated by ':') and serves
+ * netCDF's posixio calls on them with no bookkeeping and only the system
+ * calls no cache could avoid, to show how fast any user-space cache could
+ * make the program on this machine.
  *   - A file created or truncated at open lives in memory touched before
  *     main ($FFIO_BOUND_MB MiB of it, 64 by default; beyond that memory is
  *     touched on demand); reads, writes and lseek are memcpy and arithmetic.
@@ -12,12 +13,23 @@
  *     At close its bytes go to the kernel in 512 KiB pwrite calls, as a
  *     cache over sys flushes them, so the output is a real file, compared
  *     byte for byte with the raw run's by the benchmark scripts.
- *   - An existing file opened read-only is mapped (the page cache itself,
- *     no copy into a cache): a read is one memcpy from the mapping.
+ *   - An existing file opened read-only is read into memory touched the
+ *     same way (a second arena), in 1 MiB pread calls, each piece when a
+ *     read first wants a byte of it; a read is then one memcpy.  (Mapping
+ *     the file instead was slower than ffio's cache here: the page faults
+ *     cost more than the copies.  Asking the kernel for the whole file at
+ *     open, POSIX_FADV_WILLNEED, made the seed's cold tile reads slower:
+ *     six readers each waited in the advice for the whole file.)
+ *   - FFIO_BOUND_WPIECE / FFIO_BOUND_RPIECE set those call sizes in bytes;
+ *     0 is the whole file in one call: over the simulated parallel file
+ *     system (libffio's delay layer below), where every call costs a
+ *     latency, the scripts use that.
  * Only what netCDF's posixio does is handled: open, lseek, read, write,
  * pread, pwrite, fstat, ftruncate, fsync and close on such a descriptor
- * (one memory file open at a time; dup and fork are not followed).  Other
- * files and calls go on to the next library (libffio, or libc). */
+ * (one memory file being written and one file being read in the touched
+ * arenas at a time, more read-only files in untouched memory; dup and
+ * fork are not followed).  Other files and calls go on to the next library
+ * (libffio, or libc). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,19 +44,24 @@
 
 #define MAXFD 4096
 #define ARENA_MAX ((size_t)4 << 30) /* address space reserved for a memory file */
-#define PIECE ((size_t)512 << 10)   /* write-out call size */
+#define CHUNK ((size_t)1 << 20)     /* the unit of what a read-only file has in memory */
+#define NCHUNK (ARENA_MAX / CHUNK)
 
 struct bfile {
-	char *mem;    /* arena (memory file) or mapping (mapped file) */
+	char *mem;    /* an arena, or memory of its own (own) */
 	size_t size;  /* the file's size as the program sees it */
 	off_t pos;    /* the descriptor's offset */
-	int mapped;   /* mapped read-only file, else memory file */
+	int rdonly;   /* read-only file read in on demand, else memory file */
+	int own;      /* mem is this file's own mapping, not an arena */
+	int fd;
+	unsigned char in[NCHUNK / 8]; /* read-only: which CHUNKs are in memory */
 };
 
 static struct bfile *fdmap[MAXFD];
-static const char *suffix;
-static char *arena;
-static int arena_busy;
+static const char *suffixes; /* "A:B:..." */
+static char *arena, *rarena; /* the memory file's, the read-only file's */
+static int arena_busy, rarena_busy;
+static size_t wpiece = (size_t)512 << 10, rpiece = CHUNK; /* call sizes (0: whole file) */
 
 static int (*next_open)(const char *, int, ...);
 static int (*next_close)(int);
@@ -83,42 +100,66 @@ static void init(void)
 	next_fstat = next("fstat");
 	next_ftruncate = next("ftruncate");
 	next_fsync = next("fsync");
-	suffix = getenv("FFIO_BOUND_SUFFIX");
-	if (!suffix || !*suffix)
-		suffix = NULL;
+	suffixes = getenv("FFIO_BOUND_SUFFIX");
+	if (!suffixes || !*suffixes)
+		suffixes = NULL;
+	const char *w = getenv("FFIO_BOUND_WPIECE"), *r = getenv("FFIO_BOUND_RPIECE");
+	if (w && *w)
+		wpiece = strtoul(w, NULL, 0);
+	if (r && *r)
+		rpiece = strtoul(r, NULL, 0);
+	if (rpiece) /* whole chunks */
+		rpiece = (rpiece + CHUNK - 1) / CHUNK * CHUNK;
 }
 
-/* The arena: reserved once, its first FFIO_BOUND_MB MiB touched now (unless
- * FFIO_BOUND_TOUCH=0), so that the timed runs do not pay for memory touched
- * the first time. */
-__attribute__((constructor)) static void bound_init(void)
+static char *reserve(void)
 {
-	init();
-	if (!suffix)
-		return;
-	arena = mmap(NULL, ARENA_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (arena == MAP_FAILED) {
+	char *m = mmap(NULL, ARENA_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
 		perror("bound_io: mmap");
 		abort();
 	}
+	return m;
+}
+
+/* The arenas: reserved once, the first FFIO_BOUND_MB MiB of each touched
+ * now (unless FFIO_BOUND_TOUCH=0), so that the timed runs do not pay for
+ * memory touched the first time. */
+__attribute__((constructor)) static void bound_init(void)
+{
+	init();
+	if (!suffixes)
+		return;
+	arena = reserve();
+	rarena = reserve();
 	const char *mb = getenv("FFIO_BOUND_MB");
 	size_t touch = (size_t)(mb ? strtoul(mb, NULL, 0) : 64) << 20;
 	if (touch > ARENA_MAX)
 		touch = ARENA_MAX;
 	(void)madvise(arena, touch, MADV_HUGEPAGE);
+	(void)madvise(rarena, touch, MADV_HUGEPAGE);
 	const char *t = getenv("FFIO_BOUND_TOUCH");
-	if (!t || strcmp(t, "0") != 0)
+	if (!t || strcmp(t, "0") != 0) {
 		memset(arena, 0, touch);
+		memset(rarena, 0, touch);
+	}
 }
 
 static int matches(const char *path)
 {
-	size_t n, s;
-	if (!suffix || !path)
+	size_t n;
+	if (!suffixes || !path)
 		return 0;
 	n = strlen(path);
-	s = strlen(suffix);
-	return n >= s && strcmp(path + n - s, suffix) == 0;
+	for (const char *s = suffixes; *s;) {
+		size_t len = strcspn(s, ":");
+		if (len && n >= len && strncmp(path + n - len, s, len) == 0)
+			return 1;
+		s += len;
+		if (*s == ':')
+			s++;
+	}
+	return 0;
 }
 
 static struct bfile *bf(int fd)
@@ -147,15 +188,20 @@ static int adopt(int fd, const char *path, int flags)
 		errno = EMFILE;
 		goto fail;
 	}
+	if (rdonly && (size_t)st.st_size > ARENA_MAX)
+		return fd; /* too large to be ours: plain calls */
 	if (!(b = calloc(1, sizeof *b)))
 		goto fail;
+	b->fd = fd;
 	if (rdonly) {
-		b->mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-		if (b->mem == MAP_FAILED) {
-			free(b);
-			goto fail;
+		if (!rarena_busy) {
+			b->mem = rarena;
+			rarena_busy = 1;
+		} else {
+			b->mem = reserve();
+			b->own = 1;
 		}
-		b->mapped = 1;
+		b->rdonly = 1;
 		b->size = (size_t)st.st_size;
 	} else {
 		b->mem = arena;
@@ -210,7 +256,9 @@ int __open64_2(const char *path, int flags)
 static int write_out(int fd, const struct bfile *b)
 {
 	for (size_t at = 0; at < b->size;) {
-		size_t n = b->size - at < PIECE ? b->size - at : PIECE;
+		size_t n = b->size - at;
+		if (wpiece && n > wpiece)
+			n = wpiece;
 		ssize_t w = next_pwrite(fd, b->mem + at, n, (off_t)at);
 		if (w < 0)
 			return -1;
@@ -228,8 +276,11 @@ int close(int fd)
 	if (!(b = bf(fd)))
 		return next_close(fd);
 	fdmap[fd] = NULL;
-	if (b->mapped) {
-		munmap(b->mem, b->size);
+	if (b->rdonly) {
+		if (b->own)
+			munmap(b->mem, ARENA_MAX);
+		else
+			rarena_busy = 0;
 	} else {
 		if (write_out(fd, b) < 0) {
 			ret = -1;
@@ -246,6 +297,33 @@ int close(int fd)
 	return ret;
 }
 
+/* A read-only file's bytes [off, off + n) into memory: the CHUNKs not yet
+ * there, in calls of rpiece bytes (0: the rest of the file) from the first
+ * one missing. */
+static int bring_in(struct bfile *b, size_t off, size_t n)
+{
+	for (size_t c = off / CHUNK; c * CHUNK < off + n; c++) {
+		if (b->in[c / 8] & (1u << (c % 8)))
+			continue;
+		size_t at = c * CHUNK, len = b->size - at;
+		if (rpiece && len > rpiece)
+			len = rpiece;
+		for (size_t got = 0; got < len;) {
+			ssize_t r = next_pread(b->fd, b->mem + at + got, len - got, (off_t)(at + got));
+			if (r < 0)
+				return -1;
+			if (r == 0) { /* the file shrank under us: zeros */
+				memset(b->mem + at + got, 0, len - got);
+				break;
+			}
+			got += (size_t)r;
+		}
+		for (size_t k = c; k * CHUNK < at + len; k++)
+			b->in[k / 8] |= (unsigned char)(1u << (k % 8));
+	}
+	return 0;
+}
+
 static ssize_t b_read(struct bfile *b, void *buf, size_t n, off_t off)
 {
 	if (off < 0) {
@@ -256,13 +334,15 @@ static ssize_t b_read(struct bfile *b, void *buf, size_t n, off_t off)
 		return 0;
 	if (n > b->size - (size_t)off)
 		n = b->size - (size_t)off;
+	if (b->rdonly && bring_in(b, (size_t)off, n) < 0)
+		return -1;
 	memcpy(buf, b->mem + off, n);
 	return (ssize_t)n;
 }
 
 static ssize_t b_write(struct bfile *b, const void *buf, size_t n, off_t off)
 {
-	if (b->mapped) {
+	if (b->rdonly) {
 		errno = EBADF;
 		return -1;
 	}
@@ -382,7 +462,7 @@ int ftruncate(int fd, off_t len)
 		init();
 		return next_ftruncate(fd, len);
 	}
-	if (b->mapped) {
+	if (b->rdonly) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -406,7 +486,7 @@ int fsync(int fd)
 {
 	struct bfile *b = bf(fd);
 	init();
-	if (b && !b->mapped && write_out(fd, b) < 0)
+	if (b && !b->rdonly && write_out(fd, b) < 0)
 		return -1;
 	return next_fsync(fd);
 }
