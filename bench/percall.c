@@ -22,6 +22,9 @@
  * byte.  Printed: medians over the runs, in ns per call, and the fraction
  * of the ceiling (ceiling ns / ns).  The library is -l, else $FFIO_LIB,
  * else the build tree's.  On a shared machine the figures are indicative.
+ * To profile one loop (OP: 0 lseek ... 5 lseek+write at 64 B), run a child:
+ *   LD_PRELOAD=.libs/libffio.so FF_IO_OPTS='percall.dat(cache.sieve:1m:16:2)' \
+ *       perf record -g bench/percall --child ffio 10000000 5
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -240,8 +243,9 @@ static void whole(int fd, int writing)
 	}
 }
 
-/* mode: "ceiling", "kernel" or "ffio" (the kernel's calls, ffio preloaded) */
-static int child(const char *mode, long n)
+/* mode: "ceiling", "kernel" or "ffio" (the kernel's calls, ffio preloaded);
+ * only >= 0: that loop alone, once */
+static int child(const char *mode, long n, int only)
 {
 	int ceiling = strcmp(mode, "ceiling") == 0;
 	int fd = -1;
@@ -270,6 +274,11 @@ static int child(const char *mode, long n)
 	whole(fd, 0);
 	for (int op = 0; op < NOP; op++) {
 		double best = 0;
+		if (only >= 0) {
+			if (op == only)
+				printf("%s: %.3f ns per call\n", op_name[op], run_op(fd, (enum op)op, n));
+			continue;
+		}
 		for (int k = 0; k < 3; k++) {
 			double t = run_op(fd, (enum op)op, n);
 			if (k == 0 || t < best)
@@ -277,7 +286,8 @@ static int child(const char *mode, long n)
 		}
 		printf("%s%.3f", op ? " " : "", best);
 	}
-	printf("\n");
+	if (only < 0)
+		printf("\n");
 	whole(fd, 0);
 	if (!ceiling && (close(fd) < 0 || unlink(PATH) < 0))
 		fail("close");
@@ -345,8 +355,8 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "--child") == 0)
-		return child(argv[2], atol(argv[3]));
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--child") == 0)
+		return child(argv[2], atol(argv[3]), argc == 5 ? atoi(argv[4]) : -1);
 
 	static const char *const default_specs[] = {"cache.sieve:1m:16:2", "cache:1m:16:2"};
 	long n = 1000000;
