@@ -19,16 +19,20 @@
  *     the file instead was slower than ffio's cache here: the page faults
  *     cost more than the copies.  Asking the kernel for the whole file at
  *     open, POSIX_FADV_WILLNEED, made the seed's cold tile reads slower:
- *     six readers each waited in the advice for the whole file.)
+ *     six readers each waited in the advice for the whole file.  Keeping
+ *     what was read for the next open of the same file, as ncrcat opens
+ *     each input three times, made it slower still: each file then needs
+ *     memory touched for the first time, at up to 8 ms a MiB here.)  The
+ *     next file opened reuses the memory, already touched.
  *   - FFIO_BOUND_WPIECE / FFIO_BOUND_RPIECE set those call sizes in bytes;
  *     0 is the whole file in one call: over the simulated parallel file
  *     system (libffio's delay layer below), where every call costs a
  *     latency, the scripts use that.
  * Only what netCDF's posixio does is handled: open, lseek, read, write,
  * pread, pwrite, fstat, ftruncate, fsync and close on such a descriptor
- * (one memory file being written and one file being read in the touched
- * arenas at a time, more read-only files in untouched memory; dup and
- * fork are not followed).  Other files and calls go on to the next library
+ * (one memory file being written at a time, in the touched arena; up to
+ * 16 read-only files open at once, the first in the other touched arena;
+ * dup and fork are not followed).  Other files and calls go on to the next library
  * (libffio, or libc). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -47,20 +51,28 @@
 #define CHUNK ((size_t)1 << 20)     /* the unit of what a read-only file has in memory */
 #define NCHUNK (ARENA_MAX / CHUNK)
 
+/* The memory of a read-only file open now; reused, already touched, by
+ * the next file opened after its close. */
+struct rfile {
+	char *mem; /* the touched arena (the first), or a mapping of its own */
+	int open;
+	unsigned char in[NCHUNK / 8]; /* which CHUNKs are in memory */
+};
+#define NRFILE 16
+
 struct bfile {
-	char *mem;    /* an arena, or memory of its own (own) */
-	size_t size;  /* the file's size as the program sees it */
-	off_t pos;    /* the descriptor's offset */
-	int rdonly;   /* read-only file read in on demand, else memory file */
-	int own;      /* mem is this file's own mapping, not an arena */
+	char *mem;        /* the arena, or the read-only file's memory */
+	size_t size;      /* the file's size as the program sees it */
+	off_t pos;        /* the descriptor's offset */
+	struct rfile *rf; /* a read-only file, read in on demand; NULL: a memory file */
 	int fd;
-	unsigned char in[NCHUNK / 8]; /* read-only: which CHUNKs are in memory */
 };
 
 static struct bfile *fdmap[MAXFD];
 static const char *suffixes; /* "A:B:..." */
-static char *arena, *rarena; /* the memory file's, the read-only file's */
-static int arena_busy, rarena_busy;
+static char *arena, *rarena; /* the memory file's, the first read-only file's */
+static int arena_busy;
+static struct rfile rfiles[NRFILE];
 static size_t wpiece = (size_t)512 << 10, rpiece = CHUNK; /* call sizes (0: whole file) */
 
 static int (*next_open)(const char *, int, ...);
@@ -167,6 +179,30 @@ static struct bfile *bf(int fd)
 	return fd >= 0 && fd < MAXFD ? fdmap[fd] : NULL;
 }
 
+/* Memory for a read-only file being opened: a slot not open now, whose
+ * memory was touched already if there is one (the first slot's is the
+ * touched arena), else a new one; NULL when all are open. */
+static struct rfile *rfile_get(void)
+{
+	struct rfile *r, *fresh = NULL;
+	for (r = rfiles; r < rfiles + NRFILE; r++) {
+		if (r->open)
+			continue;
+		if (r->mem)
+			break;
+		if (!fresh)
+			fresh = r;
+	}
+	if (r == rfiles + NRFILE) {
+		if (!(r = fresh))
+			return NULL;
+		r->mem = r == rfiles ? rarena : reserve();
+	}
+	memset(r->in, 0, sizeof r->in);
+	r->open = 1;
+	return r;
+}
+
 /* Take fd (just opened by the next library) when path is ours. */
 static int adopt(int fd, const char *path, int flags)
 {
@@ -194,14 +230,11 @@ static int adopt(int fd, const char *path, int flags)
 		goto fail;
 	b->fd = fd;
 	if (rdonly) {
-		if (!rarena_busy) {
-			b->mem = rarena;
-			rarena_busy = 1;
-		} else {
-			b->mem = reserve();
-			b->own = 1;
+		if (!(b->rf = rfile_get())) {
+			free(b);
+			return fd; /* every slot open: plain calls */
 		}
-		b->rdonly = 1;
+		b->mem = b->rf->mem;
 		b->size = (size_t)st.st_size;
 	} else {
 		b->mem = arena;
@@ -276,11 +309,8 @@ int close(int fd)
 	if (!(b = bf(fd)))
 		return next_close(fd);
 	fdmap[fd] = NULL;
-	if (b->rdonly) {
-		if (b->own)
-			munmap(b->mem, ARENA_MAX);
-		else
-			rarena_busy = 0;
+	if (b->rf) {
+		b->rf->open = 0; /* its memory serves the next file */
 	} else {
 		if (write_out(fd, b) < 0) {
 			ret = -1;
@@ -303,7 +333,7 @@ int close(int fd)
 static int bring_in(struct bfile *b, size_t off, size_t n)
 {
 	for (size_t c = off / CHUNK; c * CHUNK < off + n; c++) {
-		if (b->in[c / 8] & (1u << (c % 8)))
+		if (b->rf->in[c / 8] & (1u << (c % 8)))
 			continue;
 		size_t at = c * CHUNK, len = b->size - at;
 		if (rpiece && len > rpiece)
@@ -319,7 +349,7 @@ static int bring_in(struct bfile *b, size_t off, size_t n)
 			got += (size_t)r;
 		}
 		for (size_t k = c; k * CHUNK < at + len; k++)
-			b->in[k / 8] |= (unsigned char)(1u << (k % 8));
+			b->rf->in[k / 8] |= (unsigned char)(1u << (k % 8));
 	}
 	return 0;
 }
@@ -334,7 +364,7 @@ static ssize_t b_read(struct bfile *b, void *buf, size_t n, off_t off)
 		return 0;
 	if (n > b->size - (size_t)off)
 		n = b->size - (size_t)off;
-	if (b->rdonly && bring_in(b, (size_t)off, n) < 0)
+	if (b->rf && bring_in(b, (size_t)off, n) < 0)
 		return -1;
 	memcpy(buf, b->mem + off, n);
 	return (ssize_t)n;
@@ -342,7 +372,7 @@ static ssize_t b_read(struct bfile *b, void *buf, size_t n, off_t off)
 
 static ssize_t b_write(struct bfile *b, const void *buf, size_t n, off_t off)
 {
-	if (b->rdonly) {
+	if (b->rf) {
 		errno = EBADF;
 		return -1;
 	}
@@ -462,7 +492,7 @@ int ftruncate(int fd, off_t len)
 		init();
 		return next_ftruncate(fd, len);
 	}
-	if (b->rdonly) {
+	if (b->rf) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -486,7 +516,7 @@ int fsync(int fd)
 {
 	struct bfile *b = bf(fd);
 	init();
-	if (b && !b->rdonly && write_out(fd, b) < 0)
+	if (b && !b->rf && write_out(fd, b) < 0)
 		return -1;
 	return next_fsync(fd);
 }

@@ -13,9 +13,11 @@
 # with bound_io preloaded for the inputs and the output, its memory
 # touched while the program runs (FFIO_BOUND_TOUCH=0: the clock runs
 # from the start of the process, as any cache's must touch its memory
-# inside it), inputs read in 1 MiB calls, the output written at close in
-# 512 KiB calls; over the simulated file system bound_io sits above
-# libffio's delay stack and reads and writes each file in one call.
+# inside it), inputs read in 1 MiB calls as ncrcat first wants them
+# (ncrcat opens each input three times, twice for its header), the output
+# written at close in 512 KiB calls; over the simulated file system
+# bound_io sits above libffio's delay stack and writes the output in one
+# call.
 # Rows: median seconds, speedup over raw, that speedup as a fraction of
 # the ceiling's (ceiling time / time).
 #   netcdf_ncrcat.sh BUILDDIR [TASKS INPUTS NVARS NREC RECLEN REPS]
@@ -47,7 +49,7 @@ run_all() {
 		elif [ "${3:-}" = sim ]; then
 			LD_PRELOAD="$bound $lib/libffio.so" FF_IO_OPTS="*.nc($2) *.nc.pid*.tmp($2)" \
 				FFIO_BOUND_SUFFIX=.nc:.ncrcat.tmp FFIO_BOUND_MB=$bmb FFIO_BOUND_TOUCH=0 \
-				FFIO_BOUND_WPIECE=0 FFIO_BOUND_RPIECE=0 ncrcat -O -h $ins "$dir/out.$1.$k.nc" &
+				FFIO_BOUND_WPIECE=0 ncrcat -O -h $ins "$dir/out.$1.$k.nc" &
 		elif [ -z "$2" ]; then
 			ncrcat -O -h $ins "$dir/out.$1.$k.nc" &
 		else
@@ -95,5 +97,5 @@ bmb=$((size * inputs / 1048576 + 2)) # the ceiling's memory: the output's size
 echo "# ncrcat: $tasks tasks at once, each $inputs inputs of $size bytes ($nvars record variables x $nrec records of $reclen floats), median of $reps"
 table "local file system; ffio stack $spec" "" "$spec" local
 [ -z "$sim" ] || table "simulated parallel file system: raw is $sim alone, ffio is $spec, $sim" "$sim" "$spec, $sim" sim
-echo "outputs byte-identical and readable by ncdump${bound:+ (the ceiling's too)}: $same"
+echo "outputs byte-identical and readable by ncdump${bound:+ (and the ceiling outputs)}: $same"
 [ "$same" = yes ]
