@@ -8,10 +8,11 @@
  * each request is copied into a buffer of the process's SIZE bytes
  * (touched before the timing), which goes to the file in 512 KiB writes
  * (as ffio's bottom layers write; libffio/real.c says why) and comes back
- * in 1 MiB reads, each request then copied out (--piece P: calls of P
- * bytes both ways; over the simulated file system, where every request
- * costs a latency, the harness gives SIZE: one call each way); the opens,
- * fsyncs and closes are the POSIX version's.
+ * in 1 MiB reads, each request then copied out; requests of a piece or
+ * more go straight, in pieces, with no copy (--piece P: calls of P bytes
+ * both ways; over the simulated file system, where every request costs a
+ * latency, the harness gives SIZE: one call each way); the opens, fsyncs
+ * and closes are the POSIX version's.
  *
  * Program I: each process its own file.  Program II: one common file, the
  * data of the processes in rank order.  Each process writes SIZE bytes (in
@@ -442,10 +443,19 @@ static void stage_io(const struct options *o, struct handle *h, int writing, siz
 
 /* The ceiling version of a phase: every request copied into (out of) the
  * buffer; each piece written as soon as the requests have passed it, read
- * when the first request in it is wanted. */
+ * when the first request in it is wanted.  Requests of a piece or more go
+ * straight between the program's buffer and the file, in pieces, with no
+ * copy (as a cache writes large aligned requests around itself). */
 static void ceiling_transfer(const struct options *o, struct handle *h, int writing, unsigned char *buf)
 {
 	size_t done = 0;
+	if (o->req >= (writing ? o->wpiece : o->rpiece)) {
+		unsigned char *keep = stage;
+		stage = buf; /* the pieces from (into) the program's own buffer */
+		stage_io(o, h, writing, &done, o->size);
+		stage = keep;
+		return;
+	}
 	for (size_t off = 0; off < o->size; off += o->req) {
 		size_t n = o->size - off < o->req ? o->size - off : o->req;
 		if (writing) {
