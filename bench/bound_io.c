@@ -1,8 +1,9 @@
 /* bench/bound_io.c -- a ceiling for the netCDF benchmarks, not a layer:
- * preloaded ahead of libffio, it takes the files whose name ends in
- * $FFIO_BOUND_SUFFIX and serves netCDF's posixio calls on them with no
- * system call and no bookkeeping, to show how fast any user-space cache
- * could make the program on this machine.
+ * preloaded ahead of libffio, it takes the files whose name ends in one of
+ * the suffixes of $FFIO_BOUND_SUFFIX (separated by ':') and serves
+ * netCDF's posixio calls on them with no bookkeeping and only the system
+ * calls no cache could avoid, to show how fast any user-space cache could
+ * make the program on this machine.
  *   - A file created or truncated at open lives in memory touched before
  *     main ($FFIO_BOUND_MB MiB of it, 64 by default; beyond that memory is
  *     touched on demand); reads, writes and lseek are memcpy and arithmetic.
@@ -12,12 +13,27 @@
  *     At close its bytes go to the kernel in 512 KiB pwrite calls, as a
  *     cache over sys flushes them, so the output is a real file, compared
  *     byte for byte with the raw run's by the benchmark scripts.
- *   - An existing file opened read-only is mapped (the page cache itself,
- *     no copy into a cache): a read is one memcpy from the mapping.
+ *   - An existing file opened read-only is read into memory touched the
+ *     same way (a second arena), in 1 MiB pread calls, each piece when a
+ *     read first wants a byte of it; a read is then one memcpy.  (Mapping
+ *     the file instead was slower than ffio's cache here: the page faults
+ *     cost more than the copies.  Asking the kernel for the whole file at
+ *     open, POSIX_FADV_WILLNEED, made the seed's cold tile reads slower:
+ *     six readers each waited in the advice for the whole file.  Keeping
+ *     what was read for the next open of the same file, as ncrcat opens
+ *     each input three times, made it slower still: each file then needs
+ *     memory touched for the first time, at up to 8 ms a MiB here.)  The
+ *     next file opened reuses the memory, already touched.
+ *   - FFIO_BOUND_WPIECE / FFIO_BOUND_RPIECE set those call sizes in bytes;
+ *     0 is the whole file in one call: over the simulated parallel file
+ *     system (libffio's delay layer below), where every call costs a
+ *     latency, the scripts use that.
  * Only what netCDF's posixio does is handled: open, lseek, read, write,
  * pread, pwrite, fstat, ftruncate, fsync and close on such a descriptor
- * (one memory file open at a time; dup and fork are not followed).  Other
- * files and calls go on to the next library (libffio, or libc). */
+ * (one memory file being written at a time, in the touched arena; up to
+ * 16 read-only files open at once, the first in the other touched arena;
+ * dup and fork are not followed).  Other files and calls go on to the next library
+ * (libffio, or libc). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,19 +48,32 @@
 
 #define MAXFD 4096
 #define ARENA_MAX ((size_t)4 << 30) /* address space reserved for a memory file */
-#define PIECE ((size_t)512 << 10)   /* write-out call size */
+#define CHUNK ((size_t)1 << 20)     /* the unit of what a read-only file has in memory */
+#define NCHUNK (ARENA_MAX / CHUNK)
+
+/* The memory of a read-only file open now; reused, already touched, by
+ * the next file opened after its close. */
+struct rfile {
+	char *mem; /* the touched arena (the first), or a mapping of its own */
+	int open;
+	unsigned char in[NCHUNK / 8]; /* which CHUNKs are in memory */
+};
+#define NRFILE 16
 
 struct bfile {
-	char *mem;    /* arena (memory file) or mapping (mapped file) */
-	size_t size;  /* the file's size as the program sees it */
-	off_t pos;    /* the descriptor's offset */
-	int mapped;   /* mapped read-only file, else memory file */
+	char *mem;        /* the arena, or the read-only file's memory */
+	size_t size;      /* the file's size as the program sees it */
+	off_t pos;        /* the descriptor's offset */
+	struct rfile *rf; /* a read-only file, read in on demand; NULL: a memory file */
+	int fd;
 };
 
 static struct bfile *fdmap[MAXFD];
-static const char *suffix;
-static char *arena;
+static const char *suffixes; /* "A:B:..." */
+static char *arena, *rarena; /* the memory file's, the first read-only file's */
 static int arena_busy;
+static struct rfile rfiles[NRFILE];
+static size_t wpiece = (size_t)512 << 10, rpiece = CHUNK; /* call sizes (0: whole file) */
 
 static int (*next_open)(const char *, int, ...);
 static int (*next_close)(int);
@@ -83,47 +112,95 @@ static void init(void)
 	next_fstat = next("fstat");
 	next_ftruncate = next("ftruncate");
 	next_fsync = next("fsync");
-	suffix = getenv("FFIO_BOUND_SUFFIX");
-	if (!suffix || !*suffix)
-		suffix = NULL;
+	suffixes = getenv("FFIO_BOUND_SUFFIX");
+	if (!suffixes || !*suffixes)
+		suffixes = NULL;
+	const char *w = getenv("FFIO_BOUND_WPIECE"), *r = getenv("FFIO_BOUND_RPIECE");
+	if (w && *w)
+		wpiece = strtoul(w, NULL, 0);
+	if (r && *r)
+		rpiece = strtoul(r, NULL, 0);
+	if (rpiece) /* whole chunks */
+		rpiece = (rpiece + CHUNK - 1) / CHUNK * CHUNK;
 }
 
-/* The arena: reserved once, its first FFIO_BOUND_MB MiB touched now (unless
- * FFIO_BOUND_TOUCH=0), so that the timed runs do not pay for memory touched
- * the first time. */
-__attribute__((constructor)) static void bound_init(void)
+static char *reserve(void)
 {
-	init();
-	if (!suffix)
-		return;
-	arena = mmap(NULL, ARENA_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (arena == MAP_FAILED) {
+	char *m = mmap(NULL, ARENA_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED) {
 		perror("bound_io: mmap");
 		abort();
 	}
+	return m;
+}
+
+/* The arenas: reserved once, the first FFIO_BOUND_MB MiB of each touched
+ * now (unless FFIO_BOUND_TOUCH=0), so that the timed runs do not pay for
+ * memory touched the first time. */
+__attribute__((constructor)) static void bound_init(void)
+{
+	init();
+	if (!suffixes)
+		return;
+	arena = reserve();
+	rarena = reserve();
 	const char *mb = getenv("FFIO_BOUND_MB");
 	size_t touch = (size_t)(mb ? strtoul(mb, NULL, 0) : 64) << 20;
 	if (touch > ARENA_MAX)
 		touch = ARENA_MAX;
 	(void)madvise(arena, touch, MADV_HUGEPAGE);
+	(void)madvise(rarena, touch, MADV_HUGEPAGE);
 	const char *t = getenv("FFIO_BOUND_TOUCH");
-	if (!t || strcmp(t, "0") != 0)
+	if (!t || strcmp(t, "0") != 0) {
 		memset(arena, 0, touch);
+		memset(rarena, 0, touch);
+	}
 }
 
 static int matches(const char *path)
 {
-	size_t n, s;
-	if (!suffix || !path)
+	size_t n;
+	if (!suffixes || !path)
 		return 0;
 	n = strlen(path);
-	s = strlen(suffix);
-	return n >= s && strcmp(path + n - s, suffix) == 0;
+	for (const char *s = suffixes; *s;) {
+		size_t len = strcspn(s, ":");
+		if (len && n >= len && strncmp(path + n - len, s, len) == 0)
+			return 1;
+		s += len;
+		if (*s == ':')
+			s++;
+	}
+	return 0;
 }
 
 static struct bfile *bf(int fd)
 {
 	return fd >= 0 && fd < MAXFD ? fdmap[fd] : NULL;
+}
+
+/* Memory for a read-only file being opened: a slot not open now, whose
+ * memory was touched already if there is one (the first slot's is the
+ * touched arena), else a new one; NULL when all are open. */
+static struct rfile *rfile_get(void)
+{
+	struct rfile *r, *fresh = NULL;
+	for (r = rfiles; r < rfiles + NRFILE; r++) {
+		if (r->open)
+			continue;
+		if (r->mem)
+			break;
+		if (!fresh)
+			fresh = r;
+	}
+	if (r == rfiles + NRFILE) {
+		if (!(r = fresh))
+			return NULL;
+		r->mem = r == rfiles ? rarena : reserve();
+	}
+	memset(r->in, 0, sizeof r->in);
+	r->open = 1;
+	return r;
 }
 
 /* Take fd (just opened by the next library) when path is ours. */
@@ -147,15 +224,17 @@ static int adopt(int fd, const char *path, int flags)
 		errno = EMFILE;
 		goto fail;
 	}
+	if (rdonly && (size_t)st.st_size > ARENA_MAX)
+		return fd; /* too large to be ours: plain calls */
 	if (!(b = calloc(1, sizeof *b)))
 		goto fail;
+	b->fd = fd;
 	if (rdonly) {
-		b->mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-		if (b->mem == MAP_FAILED) {
+		if (!(b->rf = rfile_get())) {
 			free(b);
-			goto fail;
+			return fd; /* every slot open: plain calls */
 		}
-		b->mapped = 1;
+		b->mem = b->rf->mem;
 		b->size = (size_t)st.st_size;
 	} else {
 		b->mem = arena;
@@ -210,7 +289,9 @@ int __open64_2(const char *path, int flags)
 static int write_out(int fd, const struct bfile *b)
 {
 	for (size_t at = 0; at < b->size;) {
-		size_t n = b->size - at < PIECE ? b->size - at : PIECE;
+		size_t n = b->size - at;
+		if (wpiece && n > wpiece)
+			n = wpiece;
 		ssize_t w = next_pwrite(fd, b->mem + at, n, (off_t)at);
 		if (w < 0)
 			return -1;
@@ -228,8 +309,8 @@ int close(int fd)
 	if (!(b = bf(fd)))
 		return next_close(fd);
 	fdmap[fd] = NULL;
-	if (b->mapped) {
-		munmap(b->mem, b->size);
+	if (b->rf) {
+		b->rf->open = 0; /* its memory serves the next file */
 	} else {
 		if (write_out(fd, b) < 0) {
 			ret = -1;
@@ -246,6 +327,33 @@ int close(int fd)
 	return ret;
 }
 
+/* A read-only file's bytes [off, off + n) into memory: the CHUNKs not yet
+ * there, in calls of rpiece bytes (0: the rest of the file) from the first
+ * one missing. */
+static int bring_in(struct bfile *b, size_t off, size_t n)
+{
+	for (size_t c = off / CHUNK; c * CHUNK < off + n; c++) {
+		if (b->rf->in[c / 8] & (1u << (c % 8)))
+			continue;
+		size_t at = c * CHUNK, len = b->size - at;
+		if (rpiece && len > rpiece)
+			len = rpiece;
+		for (size_t got = 0; got < len;) {
+			ssize_t r = next_pread(b->fd, b->mem + at + got, len - got, (off_t)(at + got));
+			if (r < 0)
+				return -1;
+			if (r == 0) { /* the file shrank under us: zeros */
+				memset(b->mem + at + got, 0, len - got);
+				break;
+			}
+			got += (size_t)r;
+		}
+		for (size_t k = c; k * CHUNK < at + len; k++)
+			b->rf->in[k / 8] |= (unsigned char)(1u << (k % 8));
+	}
+	return 0;
+}
+
 static ssize_t b_read(struct bfile *b, void *buf, size_t n, off_t off)
 {
 	if (off < 0) {
@@ -256,13 +364,15 @@ static ssize_t b_read(struct bfile *b, void *buf, size_t n, off_t off)
 		return 0;
 	if (n > b->size - (size_t)off)
 		n = b->size - (size_t)off;
+	if (b->rf && bring_in(b, (size_t)off, n) < 0)
+		return -1;
 	memcpy(buf, b->mem + off, n);
 	return (ssize_t)n;
 }
 
 static ssize_t b_write(struct bfile *b, const void *buf, size_t n, off_t off)
 {
-	if (b->mapped) {
+	if (b->rf) {
 		errno = EBADF;
 		return -1;
 	}
@@ -382,7 +492,7 @@ int ftruncate(int fd, off_t len)
 		init();
 		return next_ftruncate(fd, len);
 	}
-	if (b->mapped) {
+	if (b->rf) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -406,7 +516,7 @@ int fsync(int fd)
 {
 	struct bfile *b = bf(fd);
 	init();
-	if (b && !b->mapped && write_out(fd, b) < 0)
+	if (b && !b->rf && write_out(fd, b) < 0)
 		return -1;
 	return next_fsync(fd);
 }

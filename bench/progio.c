@@ -4,7 +4,15 @@
  * preloaded), ffapi (the same calls written to ffopen/ffseek/ffwrite/ffread;
  * built as progio-ffapi, linked with libffio) and mpiio
  * (MPI_File_write_at/read_at with offsets, no seeks; ROMIO raw, or over
- * ffio when preloaded).
+ * ffio when preloaded).  A fourth, ceiling, is what no cache could beat:
+ * each request is copied into a buffer of the process's SIZE bytes
+ * (touched before the timing), which goes to the file in 512 KiB writes
+ * (as ffio's bottom layers write; libffio/real.c says why) and comes back
+ * in 1 MiB reads, each request then copied out; requests of a piece or
+ * more go straight, in pieces, with no copy (--piece P: calls of P bytes
+ * both ways; over the simulated file system, where every request costs a
+ * latency, the harness gives SIZE: one call each way); the opens, fsyncs
+ * and closes are the POSIX version's.
  *
  * Program I: each process its own file.  Program II: one common file, the
  * data of the processes in rank order.  Each process writes SIZE bytes (in
@@ -44,8 +52,9 @@
 #include "ffio.h"
 #endif
 
-enum version { V_POSIX, V_FFAPI, V_MPIIO };
-static const char *const version_name[] = { "posix", "ffapi", "mpiio" };
+enum version { V_POSIX, V_FFAPI, V_MPIIO, V_CEIL };
+static const char *const version_name[] = { "posix", "ffapi", "mpiio", "ceiling" };
+#define NVERSION 4
 
 struct options {
 	int prog;          /* 1 or 2 */
@@ -60,6 +69,7 @@ struct options {
 	int fsync;         /* FLUSH_CLOSE: also fsync before each close */
 	int keep;
 	int corrupt;       /* test only: write one wrong byte */
+	size_t wpiece, rpiece; /* ceiling: call sizes */
 };
 
 static int rank, nprocs;
@@ -75,11 +85,12 @@ static void usage(void)
 {
 	if (rank == 0)
 		fprintf(stderr,
-			"usage: progio [-p 1|2] [-v posix|ffapi|mpiio] [-s SIZE] [-r REQ] [-i ITERS]\n"
+			"usage: progio [-p 1|2] [-v posix|ffapi|mpiio|ceiling] [-s SIZE] [-r REQ] [-i ITERS]\n"
 			"              [-d DIR] [-S SPEC] [-l LABEL] [--flush close|sync] [--fsync]\n"
-			"              [--keep] [--corrupt]\n"
+			"              [--piece P] [--keep] [--corrupt]\n"
 			"  -p  program: 1 = a file per process, 2 = one common file (default 1)\n"
-			"  -v  version (default posix; ffapi needs the progio-ffapi build)\n"
+			"  -v  version (default posix; ffapi needs the progio-ffapi build;\n"
+			"      ceiling: requests copied into a buffer, large calls)\n"
 			"  -s  bytes per process and iteration (default 1m)\n"
 			"  -r  request size (default: SIZE, one request)\n"
 			"  -i  iterations (default 10)\n"
@@ -88,6 +99,7 @@ static void usage(void)
 			"  --flush close  each iteration: open, write, close; open, read, close\n"
 			"  --flush sync   open once; each iteration: write, fsync, read; close at the end (default)\n"
 			"  --fsync    with --flush close: fsync before each close of the write phase\n"
+			"  --piece P  ceiling: calls of P bytes (default: 512k writes, 1m reads)\n"
 			"  --keep     keep the files\n"
 			"  --corrupt  (tests only) write one wrong byte, so the check fails\n");
 	MPI_Finalize();
@@ -115,7 +127,8 @@ static int parse_size(const char *s, size_t *out)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ .prog = 1, .version = V_POSIX, .flush = FLUSH_SYNC,
-			       .size = 1 << 20, .iters = 10, .dir = "." };
+			       .size = 1 << 20, .iters = 10, .dir = ".",
+			       .wpiece = 512 << 10, .rpiece = 1 << 20 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -129,6 +142,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 				o->flush = FLUSH_SYNC;
 			else
 				usage();
+		} else if (!strcmp(a, "--piece") && v) {
+			i++;
+			if (parse_size(v, &o->wpiece))
+				usage();
+			o->rpiece = o->wpiece;
 		} else if (!strcmp(a, "--keep")) {
 			o->keep = 1;
 		} else if (!strcmp(a, "--corrupt")) {
@@ -143,9 +161,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 				break;
 			case 'v': {
 				int k;
-				for (k = 0; k < 3 && strcmp(v, version_name[k]); k++)
+				for (k = 0; k < NVERSION && strcmp(v, version_name[k]); k++)
 					;
-				if (k == 3)
+				if (k == NVERSION)
 					usage();
 				o->version = (enum version)k;
 				break;
@@ -287,6 +305,7 @@ static struct handle h_open(const struct options *o, const char *path, enum open
 	struct handle h = { .fd = -1 };
 	switch (o->version) {
 	case V_POSIX:
+	case V_CEIL:
 		h.fd = open(path, posix_flags[m], 0644);
 		break;
 	case V_FFAPI:
@@ -309,6 +328,7 @@ static void h_sync(const struct options *o, struct handle *h)
 {
 	switch (o->version) {
 	case V_POSIX:
+	case V_CEIL:
 		if (fsync(h->fd) < 0)
 			die("fsync", errno);
 		break;
@@ -329,6 +349,7 @@ static void h_close(const struct options *o, struct handle *h)
 {
 	switch (o->version) {
 	case V_POSIX:
+	case V_CEIL:
 		if (close(h->fd) < 0)
 			die("close", errno);
 		break;
@@ -399,10 +420,64 @@ static void h_request(const struct options *o, struct handle *h, int writing,
 	}
 }
 
+/* The ceiling's buffer: this rank's SIZE bytes (touched before each
+ * iteration's timing). */
+static unsigned char *stage;
+
+/* The ceiling's bytes [*done, upto) of this rank's data to or from the file
+ * in calls of the piece size (upto rounded up to a piece, or SIZE). */
+static void stage_io(const struct options *o, struct handle *h, int writing, size_t *done, size_t upto)
+{
+	size_t piece = writing ? o->wpiece : o->rpiece;
+	while (*done < upto) {
+		size_t n = o->size - *done < piece ? o->size - *done : piece;
+		off_t at = data_base(o) + (off_t)*done;
+		ssize_t r = writing ? pwrite(h->fd, stage + *done, n, at) : pread(h->fd, stage + *done, n, at);
+		if (r < 0)
+			die(writing ? "pwrite" : "pread", errno);
+		if (r != (ssize_t)n)
+			die(writing ? "pwrite: short" : "pread: short", EIO);
+		*done += n;
+	}
+}
+
+/* The ceiling version of a phase: every request copied into (out of) the
+ * buffer; each piece written as soon as the requests have passed it, read
+ * when the first request in it is wanted.  Requests of a piece or more go
+ * straight between the program's buffer and the file, in pieces, with no
+ * copy (as a cache writes large aligned requests around itself). */
+static void ceiling_transfer(const struct options *o, struct handle *h, int writing, unsigned char *buf)
+{
+	size_t done = 0;
+	if (o->req >= (writing ? o->wpiece : o->rpiece)) {
+		unsigned char *keep = stage;
+		stage = buf; /* the pieces from (into) the program's own buffer */
+		stage_io(o, h, writing, &done, o->size);
+		stage = keep;
+		return;
+	}
+	for (size_t off = 0; off < o->size; off += o->req) {
+		size_t n = o->size - off < o->req ? o->size - off : o->req;
+		if (writing) {
+			memcpy(stage + off, buf + off, n);
+			stage_io(o, h, 1, &done, (off + n) / o->wpiece * o->wpiece);
+		} else {
+			stage_io(o, h, 0, &done, off + n);
+			memcpy(buf + off, stage + off, n);
+		}
+	}
+	if (writing)
+		stage_io(o, h, 1, &done, o->size);
+}
+
 /* This rank's SIZE bytes in requests of REQ bytes. */
 static void h_transfer(const struct options *o, struct handle *h, int writing,
 		       unsigned char *buf)
 {
+	if (o->version == V_CEIL) {
+		ceiling_transfer(o, h, writing, buf);
+		return;
+	}
 	for (size_t off = 0; off < o->size; off += o->req) {
 		size_t n = o->size - off < o->req ? o->size - off : o->req;
 		h_request(o, h, writing, buf + off, n, (off_t)off);
@@ -427,6 +502,8 @@ int main(int argc, char **argv)
 	unsigned char *wbuf = malloc(o.size), *rbuf = malloc(o.size);
 	if (!wbuf || !rbuf)
 		die("malloc", ENOMEM);
+	if (o.version == V_CEIL && !(stage = malloc(o.size)))
+		die("malloc", ENOMEM);
 
 	/* A fresh file: the first iteration must not read an old run's data. */
 	if (o.prog == 1 || rank == 0) {
@@ -443,6 +520,8 @@ int main(int argc, char **argv)
 		if (o.corrupt && rank == nprocs - 1 && it == o.iters - 1)
 			wbuf[o.size / 2] ^= 0x40;
 		memset(rbuf, 0xa5, o.size);
+		if (stage)
+			memset(stage, 0, o.size); /* touched now, not in the timing */
 
 		double t0 = MPI_Wtime();
 		if (o.flush == FLUSH_CLOSE) {
@@ -498,6 +577,7 @@ int main(int argc, char **argv)
 	}
 	free(wbuf);
 	free(rbuf);
+	free(stage);
 	MPI_Finalize();
 	return wrong_all ? 1 : 0;
 }
