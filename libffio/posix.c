@@ -253,8 +253,13 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 	FFIO_EXPORT ret name params                                                             \
 	{                                                                                       \
 		if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && \
-			   ffio_real.name && !ffio_fd_get(fd)))                                  \
-			return ffio_real.name args;                                             \
+			   ffio_real.name)) {                                                    \
+			struct ffio_ofd *o = ffio_fd_get(fd);                                   \
+			if (likely(o == NULL))                                                  \
+				return ffio_real.name args;                                     \
+			if (likely(!ffio_in_lib && !o->is_private && !o->file->through))        \
+				return (ret)result(IN_LIB(call));                               \
+		}                                                                               \
 		return name##_slow args;                                                        \
 	}
 FD_CALLS(FD_WRAPPER)
