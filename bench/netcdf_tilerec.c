@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define CHECK(call)                                                             \
 	do {                                                                    \
 		int e_ = (call);                                                \
@@ -19,13 +21,6 @@
 			exit(1);                                                \
 		}                                                               \
 	} while (0)
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -46,7 +41,7 @@ int main(int argc, char **argv)
 	if (!rv || !buf)
 		return 1;
 
-	t0 = now();
+	t0 = bench_now();
 	CHECK(nc_create(argv[1], NC_CLOBBER | NC_64BIT_OFFSET, &ncid));
 	CHECK(nc_set_fill(ncid, NC_NOFILL, NULL));
 	CHECK(nc_def_dim(ncid, "time", NC_UNLIMITED, &dim[0]));
@@ -80,9 +75,9 @@ int main(int argc, char **argv)
 		}
 	}
 	CHECK(nc_close(ncid));
-	tw = now() - t0;
+	tw = bench_now() - t0;
 
-	t0 = now();
+	t0 = bench_now();
 	CHECK(nc_open(argv[1], NC_NOWRITE, &ncid));
 	for (size_t j = 0; j < ty; j++) {
 		for (size_t i = 0; i < tx; i++) {
@@ -96,7 +91,7 @@ int main(int argc, char **argv)
 		}
 	}
 	CHECK(nc_close(ncid));
-	tr = now() - t0;
+	tr = bench_now() - t0;
 	printf("write %.4f read %.4f\n", tw, tr);
 	return 0;
 }

@@ -22,16 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #ifndef FFIO_BUILD_LIB
 #define FFIO_BUILD_LIB "libffio.so"
 #endif
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* The measured loop: prints the elapsed seconds. */
 static int child(const char *path, long n, size_t size)
@@ -44,7 +39,7 @@ static int child(const char *path, long n, size_t size)
 	}
 	if (size > sizeof buf)
 		size = sizeof buf;
-	double t0 = now();
+	double t0 = bench_now();
 	for (long i = 0; i < n; i++) {
 		off_t off = (off_t)((i * 64) & 4095);
 		if (pread(fd, buf, size, off) != (ssize_t)size) {
@@ -52,7 +47,7 @@ static int child(const char *path, long n, size_t size)
 			return 1;
 		}
 	}
-	double t = now() - t0;
+	double t = bench_now() - t0;
 	close(fd);
 	printf("%.9f\n", t);
 	return 0;
@@ -93,18 +88,6 @@ static double run_child(const char *self, const char *path, long n, size_t size,
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || got <= 0)
 		return -1;
 	return atof(out);
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -159,7 +142,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "overhead: a measured run failed\n");
 		return 1;
 	}
-	double mp = median(plain, runs), mf = median(pre, runs);
+	double mp = bench_median(plain, runs), mf = bench_median(pre, runs);
 	printf("%ld preads of %zu bytes on an unmatched file, median of %d runs\n", n, size, runs);
 	printf("  plain      %.4f s  (%.1f ns/call)\n", mp, mp / (double)n * 1e9);
 	printf("  preloaded  %.4f s  (%.1f ns/call)\n", mf, mf / (double)n * 1e9);

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #ifndef FFIO_BUILD_LIB
 #define FFIO_BUILD_LIB "libffio.so"
 #endif
@@ -138,13 +140,6 @@ static struct calls ceiling_calls = {mf_lseek, mf_write, mf_read, mf_pwrite, mf_
 
 static char *pat; /* what the file holds: pattern byte at each offset */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void fail(const char *what)
 {
 	fprintf(stderr, "percall: %s: %s\n", what, strerror(errno));
@@ -160,7 +155,7 @@ static double run_op(int fd, enum op op, long n)
 	size_t pos = 0;
 	if (c->lseek(fd, 0, SEEK_SET) != 0)
 		fail("lseek");
-	double t0 = now();
+	double t0 = bench_now();
 	switch (op) {
 	case LSEEK:
 		for (long i = 0; i < n; i++)
@@ -219,7 +214,7 @@ static double run_op(int fd, enum op op, long n)
 		break;
 	case NOP: break;
 	}
-	double t = now() - t0;
+	double t = bench_now() - t0;
 	__asm__ volatile("" : : "r"(buf) : "memory");
 	return t / (double)n * 1e9;
 }
@@ -341,18 +336,6 @@ static int run_child(const char *self, long n, const char *mode, const char *lib
 	return 0;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--child") == 0)
@@ -407,7 +390,7 @@ int main(int argc, char **argv)
 	}
 	for (int k = 0; k < ncfg; k++)
 		for (int op = 0; op < NOP; op++)
-			med[k][op] = median(ns[k][op], runs);
+			med[k][op] = bench_median(ns[k][op], runs);
 
 	printf("# ns per call on a cached file of %zu MiB (every call a cache hit), %ld calls,\n"
 	       "# median of %d runs; (x): fraction of the ceiling, ceiling ns / ns\n",

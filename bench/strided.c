@@ -35,18 +35,13 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench_util.h"
 #include "ffio.h"
 
 static size_t recsize = 256, stride = 4096, count = 32768;
 static int use_pwrite, repeats = 3;
 static const char *path = "strided.dat";
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what)
 {
@@ -180,7 +175,7 @@ static struct result run_case(enum kind kind, const char *spec, char *rec)
 		memset(span_buf, 0, span); /* touched now: memory touched long ago can be slow again */
 		res.wreq = res.rreq = 0;
 	}
-	double t0 = now();
+	double t0 = bench_now();
 	for (size_t i = 0; i < count; i++) {
 		off_t off = (off_t)(i * stride);
 		fill(rec, i);
@@ -199,7 +194,7 @@ static struct result run_case(enum kind kind, const char *spec, char *rec)
 		span_io(fd, 1, &done, span, &res.wreq);
 	if (kind == STACK && ffflush(fd) < 0)
 		die("ffflush");
-	res.w = now() - t0;
+	res.w = bench_now() - t0;
 	if (kind == STACK)
 		res.wreq = below_requests(fd, 0);
 	if (io->close(fd) < 0)
@@ -212,7 +207,7 @@ static struct result run_case(enum kind kind, const char *spec, char *rec)
 	if (kind == CEILING)
 		memset(span_buf, 0, span);
 	done = 0;
-	t0 = now();
+	t0 = bench_now();
 	for (size_t i = 0; i < count; i++) {
 		off_t off = (off_t)(i * stride);
 		if (kind == CEILING) {
@@ -226,7 +221,7 @@ static struct result run_case(enum kind kind, const char *spec, char *rec)
 			die("lseek+read");
 		}
 	}
-	res.r = now() - t0;
+	res.r = bench_now() - t0;
 	if (kind == CEILING && rec[0] != (char)((count - 1) * 31))
 		die("the ceiling read back a wrong record");
 	if (kind == STACK)

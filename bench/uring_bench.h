@@ -14,14 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "ffio_ext.h"
-
-static inline double bench_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Make path hold size bytes (written once, reused while the size fits). */
 static inline void bench_make_file(const char *path, off_t size)
@@ -57,18 +51,6 @@ static inline void bench_drop(const char *path)
 		exit(1);
 	}
 	close(fd);
-}
-
-static int bench_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static inline double bench_median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, bench_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #endif
