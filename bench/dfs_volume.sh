@@ -11,6 +11,10 @@
 #                                    remove its brick; stop glusterd when
 #                                    this script started it and no volume
 #                                    is left
+#   dfs_volume.sh set DIR OPTION VALUE [NAME]
+#                                    set a volume option (gluster volume
+#                                    set), and wait until the client that
+#                                    DIR mounts runs with it
 #   dfs_volume.sh status [DIR]       what is running; exit 0 when DIR is
 #                                    mounted from its volume
 #
@@ -44,7 +48,7 @@ die() { say "$*"; exit 1; }
 g() { timeout 120 gluster --mode=script "$@" 9>&-; }
 
 usage() {
-	echo "usage: $me start DIR [NAME] | stop DIR [NAME] | status [DIR]" >&2
+	echo "usage: $me start DIR [NAME] | stop DIR [NAME] | set DIR OPTION VALUE [NAME] | status [DIR]" >&2
 	exit 2
 }
 
@@ -220,6 +224,28 @@ stop)
 	left=$(volume_pids "$name")
 	[ -z "$left" ] || die "processes of $name still run: $left"
 	say "volume $name removed"
+	;;
+set)
+	[ $# -ge 3 ] || usage
+	dir=$(abspath "$1")
+	name=${4:-$(name_of "$dir")}
+	opt=$2 val=$3
+	mounted "$dir" || die "$dir is not mounted"
+	now=$(g volume get "$name" "$opt" 2>/dev/null | awk -v o="$opt" '$1 == o { print $2 }')
+	[ "$now" = "$val" ] && exit 0
+	# The client switches to the new graph (its volfile, under .meta)
+	# after glusterd tells it; wait until it has.
+	vf=$dir/.meta/graphs/active/volfile
+	before=$(cksum <"$vf" 2>/dev/null)
+	out=$(g volume set "$name" "$opt" "$val" 2>&1) || die "gluster volume set $name $opt $val: $out"
+	i=0
+	while [ "$(cksum <"$vf" 2>/dev/null)" = "$before" ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || die "the client on $dir still runs the old graph after 30 s"
+		ls "$dir" >/dev/null 2>&1
+		sleep 0.1
+	done
+	say "volume $name: $opt = $val"
 	;;
 status)
 	if pid=$(glusterd_pid); then
