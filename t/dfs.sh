@@ -167,14 +167,14 @@ else
 			rm -f "$file" "$d"/log.*
 			# shellcheck disable=SC2086
 			LD_PRELOAD="$lib" FF_IO_OPTS="*.fio(event.summary, $spec)" FF_IO_LOGFILE="$d/log.%p" \
-				fio --name="$name" --filename="$file" --ioengine=psync --verify=crc32c --do_verify=1 \
+				fio --name="$name" --filename="$file" --ioengine=psync --verify=crc32c --do_verify=1 --verify_state_save=0 \
 				--randseed=7 $args --output="$tmp/fio.out" >/dev/null 2>&1
 			rc=$?
 			# the writes went through ffio (an event summary counts them)
 			through=$(cat "$d"/log.* 2>/dev/null | awk '$1 == "write" { w += $2 } END { print w + 0 }')
 			# and a plain fio, without ffio, finds every block
 			# shellcheck disable=SC2086
-			env -u LD_PRELOAD fio --name="$name" --filename="$file" --ioengine=psync --verify=crc32c \
+			env -u LD_PRELOAD fio --name="$name" --filename="$file" --ioengine=psync --verify=crc32c --verify_state_save=0 \
 				--verify_only --randseed=7 $args --output="$tmp/fio-check.out" >/dev/null 2>&1
 			rc2=$?
 			st=1
