@@ -150,26 +150,40 @@ release_glusterd() {
 
 # Remove everything of NAME and DIR: mount, clients, volume, brick.
 cleanup() { # dir name
-	dir=$1 name=$2
-	if mounted "$dir"; then
-		umount "$dir" 2>/dev/null || umount -l "$dir" 2>/dev/null ||
-			die "cannot unmount $dir"
+	c_dir=$1 c_name=$2
+	if mounted "$c_dir"; then
+		umount "$c_dir" 2>/dev/null || umount -l "$c_dir" 2>/dev/null ||
+			die "cannot unmount $c_dir"
 	fi
 	known=0
-	[ -d "/var/lib/glusterd/vols/$name" ] && known=1
+	[ -d "/var/lib/glusterd/vols/$c_name" ] && known=1
 	if [ $known = 1 ] || glusterd_pid >/dev/null; then
 		[ $known = 1 ] && ensure_glusterd
-		if g volume info "$name" >/dev/null 2>&1; then
-			g volume stop "$name" force >/dev/null 2>&1
-			g volume delete "$name" >/dev/null 2>&1 ||
-				die "cannot delete volume $name: $(g volume delete "$name" 2>&1)"
+		if g volume info "$c_name" >/dev/null 2>&1; then
+			g volume stop "$c_name" force >/dev/null 2>&1
+			g volume delete "$c_name" >/dev/null 2>&1 ||
+				die "cannot delete volume $c_name: $(g volume delete "$c_name" 2>&1)"
 		fi
 	fi
-	for pid in $(volume_pids "$name"); do
+	for pid in $(volume_pids "$c_name"); do
 		kill "$pid" 2>/dev/null
 		wait_gone "$pid" 5 || kill -9 "$pid" 2>/dev/null
 	done
-	rm -rf "/var/run/gluster/vols/$name" "$state/$name"
+	rm -rf "/var/run/gluster/vols/$c_name" "$state/$c_name"
+}
+
+# Volumes of this script that a crashed run left: a state directory whose
+# volume no FUSE client serves.  (start and stop hold the lock from
+# creating a volume to mounting it, so a live one always has its client.)
+reap_stale() {
+	for st in "$state"/ffio-*; do
+		[ -d "$st" ] || continue
+		n=${st##*/}
+		pgrep -f -- "glusterfs .*--volfile-id=/$n( |\$)" >/dev/null 2>&1 && continue
+		d=$(cat "$st/mountpoint" 2>/dev/null) || d=/nonexistent
+		say "removing $n, left by an earlier run"
+		cleanup "$d" "$n"
+	done
 }
 
 cmd=${1:-}
@@ -182,9 +196,11 @@ start)
 	checks
 	lock
 	cleanup "$dir" "$name"
+	reap_stale
 	ensure_glusterd
 	brick=$state/$name/brick
 	mkdir -p "$brick" "$dir" || die "cannot create $brick or $dir"
+	echo "$dir" >"$state/$name/mountpoint"
 	# force: the brick is on the root file system (gluster asks for a
 	# partition of its own otherwise)
 	out=$(g volume create "$name" "$host:$brick" force 2>&1) || {
@@ -209,7 +225,6 @@ start)
 		release_glusterd
 		skip "the volume mounted on $dir cannot be written"
 	fi
-	echo "$dir" >"$state/$name/mountpoint"
 	say "volume $name (brick $host:$brick) mounted on $dir (fuse.glusterfs)"
 	;;
 stop)
@@ -220,6 +235,7 @@ stop)
 	command -v gluster >/dev/null 2>&1 || { mounted "$dir" && umount -l "$dir"; exit 0; }
 	lock
 	cleanup "$dir" "$name"
+	reap_stale
 	release_glusterd
 	left=$(volume_pids "$name")
 	[ -z "$left" ] || die "processes of $name still run: $left"
