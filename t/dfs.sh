@@ -191,6 +191,9 @@ fi
 if ! command -v sqlite3 >/dev/null 2>&1; then
 	skip "sqlite3 not installed"
 else
+	# In WAL mode the writers meet in the -wal file, guarded by locks on
+	# the -shm file, not on it: the -wal file is left uncached (cached, the
+	# second writer gets SQLITE_IOERR on every insert, on a local disk too).
 	rows=100
 	s=$(date +%s)
 	for c in "delete|*.db(event.summary, cache:1m:16:2) *.db-journal(cache:1m:16:2)" \
