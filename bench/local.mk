@@ -7,3 +7,4 @@ include bench/strided.mk
 include bench/uring.mk
 include bench/mpiio.mk
 include bench/netcdf.mk
+include bench/dfs.mk

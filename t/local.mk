@@ -14,3 +14,4 @@ include t/trans.mk
 include t/diff.mk
 include t/judges.mk
 include t/valgrind.mk
+include t/dfs.mk
