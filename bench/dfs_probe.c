@@ -32,35 +32,18 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench_util.h"
 #include "ffio.h"
 
 #define PIECE ((size_t)1 << 20)
 
 static const char *spec; /* NULL: plain system calls */
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void die(const char *what)
 {
 	fprintf(stderr, "dfs_probe: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The I/O calls, plain or through ffio with SPEC. */
@@ -91,7 +74,7 @@ static int x_close(int fd)
 
 static void report(const char *what, double *t, int n)
 {
-	double m = median(t, n);
+	double m = bench_median(t, n);
 	printf("%-34s median %9.1f us  [%.1f-%.1f]\n", what, m * 1e6, t[0] * 1e6, t[n - 1] * 1e6);
 }
 
@@ -126,10 +109,10 @@ static int latency(int argc, char **argv)
 	if (fd < 0)
 		die(pa);
 	for (int i = 0; i < n; i++) {
-		double t0 = now();
+		double t0 = bench_now();
 		if (x_pwrite(fd, small, sizeof small, (off_t)i * 4096) != (ssize_t)sizeof small)
 			die("pwrite 256 B");
-		ts[i] = now() - t0;
+		ts[i] = bench_now() - t0;
 	}
 	if (x_close(fd) < 0)
 		die("close");
@@ -137,10 +120,10 @@ static int latency(int argc, char **argv)
 	if (fd < 0)
 		die(pb);
 	for (int i = 0; i < n; i++) {
-		double t0 = now();
+		double t0 = bench_now();
 		if (x_pwrite(fd, big, PIECE, (off_t)i * (off_t)PIECE) != (ssize_t)PIECE)
 			die("pwrite 1 MiB");
-		tb[i] = now() - t0;
+		tb[i] = bench_now() - t0;
 	}
 	if (x_close(fd) < 0)
 		die("close");
@@ -148,16 +131,16 @@ static int latency(int argc, char **argv)
 	if (fd < 0)
 		die(pa);
 	for (int i = 0; i < n; i++) {
-		double t0 = now();
+		double t0 = bench_now();
 		if (x_pread(fd, small, sizeof small, (off_t)i * 4096) != (ssize_t)sizeof small)
 			die("pread 256 B");
-		tr[i] = now() - t0;
+		tr[i] = bench_now() - t0;
 	}
 	x_close(fd);
 	unlink(pa);
 	unlink(pb);
 
-	double lat = median(ts, n), big_t = median(tb, n);
+	double lat = bench_median(ts, n), big_t = bench_median(tb, n);
 	printf("# %s%s%s: %d requests of each kind, medians\n", argv[optind], spec ? ", stack " : "",
 	       spec ? spec : "", n);
 	report("pwrite 256 B (new offsets)", ts, n);
@@ -218,7 +201,7 @@ static int ceiling(int argc, char **argv)
 		int fd = x_open(path, O_RDWR | O_CREAT | O_TRUNC);
 		if (fd < 0)
 			die(path);
-		double t0 = now();
+		double t0 = bench_now();
 		for (size_t i = 0; i < count; i++)
 			memcpy(mem + i * stride, recs + i * size, size);
 		req = 0;
@@ -229,7 +212,7 @@ static int ceiling(int argc, char **argv)
 		}
 		if (x_flush(fd) < 0)
 			die("flush");
-		tw[k] = now() - t0;
+		tw[k] = bench_now() - t0;
 		if (x_close(fd) < 0)
 			die("close");
 
@@ -237,7 +220,7 @@ static int ceiling(int argc, char **argv)
 		fd = x_open(path, O_RDONLY);
 		if (fd < 0)
 			die(path);
-		t0 = now();
+		t0 = bench_now();
 		for (size_t off = 0; off < span; off += PIECE) {
 			size_t n = span - off < PIECE ? span - off : PIECE;
 			if (x_pread(fd, mem + off, n, (off_t)off) != (ssize_t)n)
@@ -245,7 +228,7 @@ static int ceiling(int argc, char **argv)
 		}
 		for (size_t i = 0; i < count; i++)
 			memcpy(back + i * size, mem + i * stride, size);
-		tr[k] = now() - t0;
+		tr[k] = bench_now() - t0;
 		x_close(fd);
 		/* The file is strided's: its records, zeros between. */
 		if (memcmp(back, recs, count * size) != 0) {
@@ -260,7 +243,7 @@ static int ceiling(int argc, char **argv)
 				}
 	}
 	unlink(path);
-	printf("ceiling %.4f %.4f %lld\n", median(tw, reps), median(tr, reps), req);
+	printf("ceiling %.4f %.4f %lld\n", bench_median(tw, reps), bench_median(tr, reps), req);
 	free(mem);
 	free(recs);
 	free(back);
