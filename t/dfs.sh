@@ -30,6 +30,11 @@ if [ -z "$lib" ] || [ ! -f "$lib" ]; then
 	echo "1..0 # SKIP libffio.so not built (FFIO_LIB='$lib')"
 	exit 0
 fi
+# A library built with --enable-sanitizers needs its runtime first in the
+# preload list of programs built without it (fio, sqlite3), as in
+# t/rel_lib.sh; leak reports of those programs are not ours.
+san=$(ldd "$lib" 2>/dev/null | awk '/libasan|libubsan/ { printf "%s ", $3 }')
+[ -z "$san" ] || { lib="$san$lib"; ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}; export ASAN_OPTIONS; }
 vol=$src/bench/dfs_volume.sh
 tmp=$(mktemp -d /tmp/ffio-t-dfs.XXXXXX) || exit 1
 mnt=$tmp/mnt
