@@ -99,35 +99,31 @@ static struct ffio_ofd *api_ofd(int fd)
 ssize_t ffread(int fd, void *buf, size_t n)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	struct iovec iov = {buf, n};
-	return o ? result(ffio_ofd_readv(o, &iov, 1)) : read(fd, buf, n);
+	return o ? result(ffio_ofd_read(o, buf, n)) : read(fd, buf, n);
 }
 
 ssize_t ffwrite(int fd, const void *buf, size_t n)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	struct iovec iov = {(void *)buf, n};
-	return o ? result(ffio_ofd_writev(o, &iov, 1)) : write(fd, buf, n);
+	return o ? result(ffio_ofd_write(o, buf, n)) : write(fd, buf, n);
 }
 
 ssize_t ffpread(int fd, void *buf, size_t n, off_t off)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	struct iovec iov = {buf, n};
-	return o ? result(ffio_ofd_preadv(o, &iov, 1, off)) : pread(fd, buf, n, off);
+	return o ? result(ffio_ofd_pread(o, buf, n, off)) : pread(fd, buf, n, off);
 }
 
 ssize_t ffpwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	struct iovec iov = {(void *)buf, n};
-	return o ? result(ffio_ofd_pwritev(o, &iov, 1, off)) : pwrite(fd, buf, n, off);
+	return o ? result(ffio_ofd_pwrite(o, buf, n, off)) : pwrite(fd, buf, n, off);
 }
 
 off_t ffseek(int fd, off_t off, int whence)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	return o ? result(ffio_ofd_seek(o, off, whence)) : lseek(fd, off, whence);
+	return o ? result(ffio_ofd_lseek(o, off, whence)) : lseek(fd, off, whence);
 }
 
 int ffflush(int fd)

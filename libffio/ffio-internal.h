@@ -11,6 +11,8 @@
 #ifndef FFIO_INTERNAL_H
 #define FFIO_INTERNAL_H
 
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/single_threaded.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -95,6 +98,15 @@ struct ffio_layer_ops {
 	ssize_t (*pwrite)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
 	ssize_t (*preadv)(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
 	ssize_t (*pwritev)(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+	/* The hit path, for the top layer of a stack only (optional): a small
+	 * read or write that the layer completes at once in its own memory,
+	 * with no call below, no wait and no error possible.  Returns n, or 0
+	 * having changed nothing (not a hit: the call takes the full path).
+	 * Called in a process with one thread, n > 0, off >= 0; the file does
+	 * not pass through, and for writes holds no deferred error and the
+	 * description is plain (no O_APPEND, O_SYNC, O_DSYNC).  See ofd.c. */
+	ssize_t (*read_hit)(struct ffio_layer *l, void *buf, size_t n, off_t off);
+	ssize_t (*write_hit)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
 
 	int (*flush)(struct ffio_layer *l);      /* push buffered writes below and wait */
 	int (*fsync)(struct ffio_layer *l, int datasync); /* flush + kernel sync + drop clean */
@@ -280,6 +292,94 @@ int ffio_ofd_truncate(struct ffio_ofd *o, off_t len);
 off_t ffio_ofd_pos(struct ffio_ofd *o);
 /* F_SETFL made on the kernel's twin: follow the flags it now has. */
 void ffio_ofd_set_flags(struct ffio_ofd *o, int flags);
+
+/* Reentrancy: while set, interposed calls go straight to the system. */
+/* initial-exec: one load from the thread pointer on every wrapped call
+ * (libffio is preloaded or linked, so its TLS is in the static block). */
+extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
+
+/* The small calls, with the hit path first (ffio_layer_ops.read_hit and
+ * write_hit): inline in the wrappers, as a cache hit's whole cost is a
+ * few dozen instructions.  A process with one thread needs no lock (see
+ * LOCKED in ofd.c); a miss, or anything unusual, takes the full path. */
+static inline struct ffio_layer *ffio_ofd_hit_layer(const struct ffio_ofd *o, int write)
+{
+	const struct ffio_file *f = o->file;
+	int acc = o->oflags & O_ACCMODE;
+
+	if (!__libc_single_threaded || f->through || !f->top)
+		return NULL;
+	if (write ? acc == O_RDONLY || (o->oflags & (O_APPEND | O_DSYNC)) || f->error : acc == O_WRONLY)
+		return NULL;
+	return f->top;
+}
+
+/* A hit, or 0.  In ffio meanwhile, as in the full path: a signal handler's
+ * call on the file goes to the kernel (interpose.h's managed()). */
+static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
+{
+	struct ffio_layer *t = ffio_ofd_hit_layer(o, 0);
+	ssize_t r = 0;
+	if (t && t->ops->read_hit && n > 0) {
+		ffio_in_lib++;
+		r = t->ops->read_hit(t, buf, n, at);
+		ffio_in_lib--;
+	}
+	return r;
+}
+
+/* (A write past the largest offset is the full path's: EFBIG.) */
+static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, size_t n, off_t at)
+{
+	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
+	ssize_t r = 0;
+	if (t && t->ops->write_hit && n > 0 && n <= (size_t)(LLONG_MAX - at)) {
+		ffio_in_lib++;
+		r = t->ops->write_hit(t, buf, n, at);
+		ffio_in_lib--;
+	}
+	return r;
+}
+
+static inline ssize_t ffio_ofd_read(struct ffio_ofd *o, void *buf, size_t n)
+{
+	ssize_t r = ffio_ofd_read_hit(o, buf, n, o->pos);
+	if (r > 0) {
+		o->pos += r;
+		return r;
+	}
+	return ffio_ofd_readv(o, &(struct iovec){buf, n}, 1);
+}
+
+static inline ssize_t ffio_ofd_write(struct ffio_ofd *o, const void *buf, size_t n)
+{
+	ssize_t r = ffio_ofd_write_hit(o, buf, n, o->pos);
+	if (r > 0) {
+		o->pos += r;
+		return r;
+	}
+	return ffio_ofd_writev(o, &(struct iovec){(void *)buf, n}, 1);
+}
+
+static inline ssize_t ffio_ofd_pread(struct ffio_ofd *o, void *buf, size_t n, off_t off)
+{
+	ssize_t r = off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0;
+	return r > 0 ? r : ffio_ofd_preadv(o, &(struct iovec){buf, n}, 1, off);
+}
+
+static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_t n, off_t off)
+{
+	ssize_t r = off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0;
+	return r > 0 ? r : ffio_ofd_pwritev(o, &(struct iovec){(void *)buf, n}, 1, off);
+}
+
+/* An absolute seek sets the position, which is all do_seek would do. */
+static inline off_t ffio_ofd_lseek(struct ffio_ofd *o, off_t off, int whence)
+{
+	if (whence == SEEK_SET && off >= 0 && __libc_single_threaded && !o->file->through)
+		return o->pos = off;
+	return ffio_ofd_seek(o, off, whence);
+}
 
 /* Operations on a file (every description); each takes f->lock. */
 ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
@@ -519,11 +619,6 @@ static inline int ffio_real_ready(void)
 }
 /* The same, for callers that cannot do without the table. */
 void ffio_real_init(void);
-
-/* Reentrancy: while set, interposed calls go straight to the system. */
-/* initial-exec: one load from the thread pointer on every wrapped call
- * (libffio is preloaded or linked, so its TLS is in the static block). */
-extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
 
 /* ---- process-wide state ------------------------------------------------ */
 

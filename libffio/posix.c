@@ -187,16 +187,15 @@ FFIO_EXPORT int close(int fd)
  * before the C library's functions are known; managed: an internal call
  * (0, a count or -errno) on o.  The large-file names are aliases (below). */
 #define SYSCALL(...) return result(syscall(__VA_ARGS__))
-#define IOV1(buf, n) (&(struct iovec){.iov_base = (void *)(buf), .iov_len = (n)})
 #define FD_CALLS(X)                                                                             \
 	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                           \
-	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n), 1))                    \
+	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_read(o, buf, n))                              \
 	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                    \
-	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n), 1))                  \
+	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_write(o, buf, n))                            \
 	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),          \
-	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), 1, off))      \
+	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_pread(o, buf, n, off))                \
 	X(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off),   \
-	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), 1, off))    \
+	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwrite(o, buf, n, off))              \
 	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,    \
 	  vec_read(o, iov, cnt, -1, 0))                                                         \
 	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,   \
@@ -210,7 +209,7 @@ FFIO_EXPORT int close(int fd)
 	X(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),  \
 	  (fd, iov, cnt, off, flags), NOSYS, vec_write(o, iov, cnt, off, flags))                \
 	X(off_t, lseek, (int fd, off_t off, int whence), (fd, off, whence),                     \
-	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_seek(o, off, whence))                   \
+	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_lseek(o, off, whence))                  \
 	X(int, fsync, (int fd), (fd), SYSCALL(SYS_fsync, fd), ffio_file_fsync(o->file, 0))      \
 	X(int, fdatasync, (int fd), (fd), SYSCALL(SYS_fdatasync, fd),                           \
 	  ffio_file_fsync(o->file, 1))                                                          \

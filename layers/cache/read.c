@@ -30,6 +30,38 @@ static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
 	return (ssize_t)n;
 }
 
+/* The hit path (ffio_layer_ops.read_hit): a small read that lies within
+ * the logical end and within the page touched last (the LRU list's tail:
+ * pg_touch has nothing to do), which holds its bytes
+ * and has no read in flight: what cache_pread does for it, counters and
+ * read-ahead included, without the rest.  0, nothing changed, otherwise. */
+ssize_t cache_read_hit(struct ffio_layer *l, void *buf, size_t n, off_t off)
+{
+	struct cache *c = CACHE(l);
+	struct cpage *p = c->pages.lru.prev;
+
+	if (p == &c->pages.lru || p->reading || n > HIT_MAX || !c->size.below_known ||
+	    __atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED))
+		return 0;
+	uint64_t at = (uint64_t)(off - pg_start(c, p->pno));
+	off_t size = c->size.below > c->size.cached_end ? c->size.below : c->size.cached_end;
+	if (at >= c->conf.page || n >= c->conf.page - at || off + (off_t)n > size)
+		return 0;
+	if (!pg_holds(p, (uint32_t)at, (uint32_t)(at + n)))
+		return 0;
+	c->stats.n_read++;
+	c->stats.b_read += n;
+	c->stats.hits++;
+	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
+	if (p->ra) {
+		p->ra = 0;
+		c->stats.ra_used++;
+	}
+	copy_record(buf, p->data + at, n);
+	cache_read_ahead(c, off, n, size);
+	return (ssize_t)n;
+}
+
 ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);

@@ -89,8 +89,65 @@ static ssize_t write_around_timed(struct cache *c, const void *buf, size_t n, of
 	return r;
 }
 
+/* Records closer than this are not worth a vector entry each with a gap
+ * of zeros between them: a sieved page past the end with more extents
+ * than PAGE / ZERO_GAP_SPACING is made known (its gaps cleared, its
+ * extents one hull) as it is written.  Measured with bench/strided, write
+ * phase against raw lseek+write: 256 B records at a 4 KiB stride, 5.0-5.2x
+ * with zero gaps, 4.3-4.6x cleared; 8 B records at 64 B, 14.6x with zero
+ * gaps, 36.5x cleared. */
+#define ZERO_GAP_SPACING 2048
+
 static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off);
 static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off);
+
+/* The hit path (ffio_layer_ops.write_hit): a small write into the page
+ * touched last (the LRU list's tail), which is dirty already and idle, while cache_pwrite would
+ * have nothing else to do (no pool to shrink, no write-behind to take in,
+ * no write-through; the size below is known, so cache_write_in would not
+ * ask for it).  Its bytes join the page's sieve hull, or its last extent
+ * (or follow it), as cache_write_in records them.  A write that would fill
+ * the page to its end takes the full path: that may start a write-behind.
+ * Returns 0, nothing changed, for anything else. */
+ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t off)
+{
+	struct cache *c = CACHE(l);
+	struct cpage *p = c->pages.lru.prev;
+
+	if (p == &c->pages.lru || !p->next_ext || p->inflight || p->reading || n > HIT_MAX || c->async.nreq ||
+	    !c->size.below_known || __atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED) ||
+	    (c->conf.flags & FFIO_CACHE_WT) || (c->base.file->glue_flags & FFIO_FILE_WRITETHROUGH))
+		return 0;
+	uint64_t at = (uint64_t)(off - pg_start(c, p->pno));
+	if (at >= c->conf.page || n >= c->conf.page - at)
+		return 0;
+	uint32_t lo = (uint32_t)at, hi = (uint32_t)(at + n);
+	struct cext *last = &p->ext[p->next_ext - 1];
+	int sieve = is_sieve(c);
+	if (sieve && p->known) { /* the hull, as in cache_write_in */
+		if (p->next_ext != 1)
+			return 0;
+		if (hi < last->lo || lo > last->hi)
+			p->holes = 1;
+		if (lo < last->lo)
+			last->lo = lo;
+	} else if (lo < last->lo) {
+		return 0;
+	} else if (lo > last->hi) { /* a new last extent, where there is room */
+		if (p->next_ext == p->cap_ext || (sieve && p->next_ext >= c->conf.page / ZERO_GAP_SPACING))
+			return 0; /* (the full path may make a sieved page known) */
+		p->ext[p->next_ext++] = (struct cext){lo, hi};
+		last = NULL;
+	}
+	if (last && hi > last->hi)
+		last->hi = hi;
+	copy_record(p->data + lo, buf, n);
+	c->stats.n_write++;
+	c->stats.b_write += n;
+	if (off + (off_t)n > c->size.cached_end)
+		c->size.cached_end = off + (off_t)n;
+	return (ssize_t)n;
+}
 
 ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
@@ -207,14 +264,6 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 	return (ssize_t)n;
 }
 
-/* Records closer than this are not worth a vector entry each with a gap
- * of zeros between them: a sieved page past the end with more extents
- * than PAGE / ZERO_GAP_SPACING is made known (its gaps cleared, its
- * extents one hull) as it is written.  Measured with bench/strided, write
- * phase against raw lseek+write: 256 B records at a 4 KiB stride, 5.0-5.2x
- * with zero gaps, 4.3-4.6x cleared; 8 B records at 64 B, 14.6x with zero
- * gaps, 36.5x cleared. */
-#define ZERO_GAP_SPACING 2048
 
 /* Under O_DIRECT a large piece of a write is copied into its page with
  * non-temporal stores (ffio_copy_stream): the page goes to the device by
