@@ -1,8 +1,9 @@
 /* t/cache_huge.c -- page buffers of a cache that holds 1 MiB, or of a
  * file of 2 MiB or more, come from huge-page chunks (pages of 4 KiB to
- * 1 MiB): a new process writing 3 MiB through 1 MiB pages gets a
- * transparent huge page for its second and third pages, one reading the
- * start of that file for its first; buffers are given back when pages are dropped (fsync) and
+ * 1 MiB; pages of 1 MiB or more from the first page): a new process
+ * writing 64 KiB through 1 MiB pages gets a transparent huge page, through
+ * 256 KiB pages none, one reading the start of a 3 MiB file gets one for
+ * its first page; buffers are given back when pages are dropped (fsync) and
  * reused: the data read back and the file's bytes stay exact through
  * growth, drop and reuse, and over an asynchronous bottom (uring) through
  * large writes that are written around or behind. */
@@ -118,21 +119,25 @@ static int thp_on(void)
 	return strstr(line, "[always]") || strstr(line, "[madvise]");
 }
 
-/* In a new process (no chunks kept from other caches), through 1 MiB
- * pages: writing a new file, 3 MiB in 64 KiB pieces (the first page has
- * a buffer of its own, the next two share a 2 MiB chunk, one huge page);
- * reading 64 KiB at the start of that file, 3 MiB long (a file of a chunk
- * or more takes a chunk from its first page).  Exit status: 0 a huge
- * page came, 1 none did, 2 the I/O failed. */
-static int huge_child(int reading)
+/* In a new process (no chunks kept from other caches): writing a new
+ * file, 3 MiB in 64 KiB pieces through 1 MiB pages (WRITE_3M); writing
+ * 64 KiB through 1 MiB pages (WRITE_64K: pages of half a chunk take one
+ * from the first page) or through 256 KiB pages (WRITE_64K_SMALL_PAGES:
+ * none, the cache holds less than 1 MiB); reading 64 KiB at the start of
+ * the 3 MiB file (READ: a file of a chunk or more takes a chunk from its
+ * first page).  Exit status: 0 a huge page came, 1 none did, 2 the I/O
+ * failed. */
+enum { WRITE_3M, READ, WRITE_64K, WRITE_64K_SMALL_PAGES };
+static int huge_child(int mode)
 {
 	static char piece[65536];
+	int reading = mode == READ;
+	const char *spec = mode == WRITE_64K_SMALL_PAGES ? "cache:256k:8:0" : "cache:1m:8:0";
 	long before = anon_huge_kib();
-	int fd = reading ? ffopen(path, O_RDONLY, 0, "cache:1m:8:0")
-			 : ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:8:0");
+	int fd = reading ? ffopen(path, O_RDONLY, 0, spec) : ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, spec);
 	if (fd < 0)
 		return 2;
-	for (int i = 0; i < (reading ? 1 : 48); i++) {
+	for (int i = 0; i < (mode == WRITE_3M ? 48 : 1); i++) {
 		memset(piece, 'a' + i % 26, sizeof piece);
 		if (reading ? ffpread(fd, piece, sizeof piece, 0) != (ssize_t)sizeof piece || piece[0] != 'a'
 			    : ffwrite(fd, piece, sizeof piece) != (ssize_t)sizeof piece)
@@ -176,20 +181,24 @@ static int in_child(int (*fn)(int), int arg)
 	return WEXITSTATUS(st);
 }
 
-static void test_first_chunk(int reading)
+static void test_first_chunk(int mode)
 {
-	const char *what = reading ? "reading 64 KiB of a 3 MiB file" : "writing 3 MiB";
+	static const char *const what[] = {"writing 3 MiB through 1 MiB pages",
+					   "reading 64 KiB of a 3 MiB file through 1 MiB pages",
+					   "writing 64 KiB through 1 MiB pages", "writing 64 KiB through 256 KiB pages"};
+	int want = mode == WRITE_64K_SMALL_PAGES ? 1 : 0;
 	if (!thp_on() || anon_huge_kib() < 0) {
 		tap_skip("no transparent huge pages here");
 		return;
 	}
-	int st = in_child(huge_child, reading);
-	if (st == 1 && in_child(control_child, 0) != 0) {
+	int st = in_child(huge_child, mode);
+	if (in_child(control_child, 0) != 0) {
 		tap_skip("transparent huge pages are enabled but the kernel gives none now, "
 			 "not even to a plain madvise(MADV_HUGEPAGE) region");
 		return;
 	}
-	tap_ok(st == 0, "a new process %s through 1 MiB pages gets a huge page (status %d)", what, st);
+	tap_ok(st == want, "a new process %s gets %s (status %d)", what[mode], want ? "no huge page" : "a huge page",
+	       st);
 }
 
 int main(void)
@@ -203,9 +212,11 @@ int main(void)
 	if (!model || !got || !mkdtemp(dir))
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
-	tap_plan(2 + 9 * nspecs);
-	test_first_chunk(0);
-	test_first_chunk(1);
+	tap_plan(4 + 9 * nspecs);
+	test_first_chunk(WRITE_3M);
+	test_first_chunk(READ);
+	test_first_chunk(WRITE_64K);
+	test_first_chunk(WRITE_64K_SMALL_PAGES);
 	for (int i = 0; i < nspecs; i++)
 		run(specs[i]);
 	unlink(path);
