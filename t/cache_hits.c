@@ -10,6 +10,10 @@
  *    and to an unmanaged twin.  Every return value, errno, position and
  *    byte read must agree, and so must both files after close.
  *    A probe of the cache tells the calls that took the hit path.
+ * 2. White box: the layer's write_hit and read_hit on the tail page return
+ *    n and leave the cache as the full path leaves a twin cache fed the
+ *    same calls, or return 0 with nothing changed, for each refusal (and
+ *    so do the inline gates); ffgetstats counts the calls made.
  *
  * Usage: cache_hits [SEED] */
 #include "config.h"
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/single_threaded.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "ffio.h"
@@ -493,6 +498,310 @@ static void differential(uint64_t seed)
 	}
 }
 
+/* ---- 2. white box ------------------------------------------------------ */
+
+#define WP 65536 /* the page of the white-box specs */
+static int A = -1, B = -1; /* the hit's file and the full path's twin */
+static struct cache *ca, *cb;
+static long long exp_nw, exp_bw, exp_nr, exp_br; /* what the calls made should count */
+
+/* A cache, its tail page, the page's extents and bytes, the LRU order. */
+struct snap {
+	struct cache c;
+	struct cpage p;
+	struct cext ext[64];
+	unsigned char data[WP];
+	int64_t lru[16];
+};
+static struct snap s1, s2;
+
+static struct snap *snap(const struct cache *c, struct snap *s)
+{
+	const struct cpage *p = c->pages.lru.prev;
+	memset(s, 0, sizeof *s);
+	memcpy(&s->c, c, sizeof *c);
+	if (p != &c->pages.lru) {
+		memcpy(&s->p, p, sizeof *p);
+		memcpy(s->ext, p->ext, (p->next_ext < 64 ? p->next_ext : 64) * sizeof *p->ext);
+		memcpy(s->data, p->data, c->conf.page);
+	}
+	int i = 0;
+	for (p = c->pages.lru.next; p != &c->pages.lru && i < 16; p = p->next)
+		s->lru[i++] = p->pno;
+	return s;
+}
+
+/* Do two caches fed the same calls agree in all a later call depends on?
+ * The first difference, or NULL. */
+static const char *differ(const struct snap *a, const struct snap *b)
+{
+	static unsigned char mask[WP];
+#define SAME(x) if (memcmp(&a->x, &b->x, sizeof a->x) != 0) return #x
+	SAME(c.stats); SAME(c.size.below); SAME(c.size.below_known); SAME(c.size.cached_end);
+	SAME(c.ra.last_off); SAME(c.ra.last_len); SAME(c.ra.stride); SAME(c.ra.hits); SAME(c.ra.valid);
+	SAME(c.run.start); SAME(c.run.reads); SAME(c.pages.npages); SAME(c.pages.ndirty);
+	SAME(c.big.return_ns); SAME(p.pno); SAME(p.next_ext); SAME(p.cap_ext); SAME(p.nvalid);
+	SAME(p.valid); SAME(ext); SAME(lru);
+#undef SAME
+	if (a->p.known != b->p.known || a->p.holes != b->p.holes || a->p.ra != b->p.ra)
+		return "p.known, holes, ra";
+	/* the bytes the page holds: all when known, else its extents and
+	 * valid ranges (the rest of an unknown page's buffer is stale) */
+	memset(mask, a->p.known, sizeof mask);
+	for (uint32_t k = 0; k < a->p.next_ext && k < 64; k++)
+		memset(mask + a->ext[k].lo, 1, a->ext[k].hi - a->ext[k].lo);
+	for (int k = 0; k < a->p.nvalid; k++)
+		memset(mask + a->p.valid[k].lo, 1, a->p.valid[k].hi - a->p.valid[k].lo);
+	for (size_t i = 0; i < a->c.conf.page && i < WP; i++)
+		if (mask[i] && a->data[i] != b->data[i])
+			return "data";
+	return NULL;
+}
+
+static void fill(off_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		wb[i] = (unsigned char)((off + (off_t)i) * 7 + (off_t)n);
+}
+
+/* A write or read of n bytes at off on fd (A or B) by the layer's hit
+ * method, or by the full path (ffio_ofd_pwritev, ffio_ofd_preadv). */
+static ssize_t one(int fd, int write, int hit, size_t n, off_t off)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	unsigned char *buf = rb[fd == B];
+	if (write) {
+		fill(off, n);
+		return hit ? ffio_layer_cache.write_hit(o->file->top, wb, n, off)
+			   : ffio_ofd_pwritev(o, &(struct iovec){wb, n}, 1, off);
+	}
+	memset(buf, fd == B ? 0x5a : 0xa5, n);
+	return hit ? ffio_layer_cache.read_hit(o->file->top, buf, n, off)
+		   : ffio_ofd_preadv(o, &(struct iovec){buf, n}, 1, off);
+}
+
+/* HIT: the hit takes the call on A, the full path the same on B, and both
+ * caches agree.  REFUSE: the hit returns 0 on A and not one byte of its
+ * cache, tail page, extents, data or LRU list changed; THEN_FULL: and the
+ * full path then takes it on both; FULL: the full path on both. */
+enum { HIT, REFUSE, THEN_FULL, FULL };
+static void wcase(int write, int want, size_t n, off_t off, const char *what)
+{
+	const char *kind = write ? "write" : "read", *d;
+	ssize_t a = 0, b = 0;
+	if (want != FULL) {
+		snap(ca, &s1);
+		a = one(A, write, 1, n, off);
+	}
+	if (want == HIT) {
+		b = one(B, write, 0, n, off);
+		d = differ(snap(ca, &s1), snap(cb, &s2));
+		if (!tap_ok(a == (ssize_t)n && b == (ssize_t)n && (write || !memcmp(rb[0], rb[1], n)) && !d,
+			    "%s_hit %s: %zd of %zu, as the full path", kind, what, a, n))
+			tap_diag("  full path %zd; first difference: %s", b, d ? d : "none");
+	} else if (want != FULL) {
+		tap_ok(a == 0 && memcmp(&s1, snap(ca, &s2), sizeof s1) == 0,
+		       "%s_hit refuses %s: %zd, nothing changed", kind, what, a);
+	}
+	if (want >= THEN_FULL) {
+		a = one(A, write, 0, n, off), b = one(B, write, 0, n, off);
+		if (a != b || (!write && a > 0 && memcmp(rb[0], rb[1], (size_t)a) != 0))
+			tap_ok(0, "full path %s of %zu at %lld: %zd and %zd", kind, n, (long long)off, a, b);
+	}
+	if (b > 0 && write)
+		exp_nw++, exp_bw += b;
+	else if (b > 0)
+		exp_nr++, exp_br += b;
+}
+
+/* A state no call of this test can reach, set by hand on A for one call. */
+#define POKE(field, value, write, off, what)                         \
+	do {                                                         \
+		long long old_ = (field);                            \
+		(field) = (value);                                   \
+		wcase(write, REFUSE, 8, off, what " (set by hand)"); \
+		(field) = old_;                                      \
+	} while (0)
+
+/* Both files: 4 * WP + 1000 bytes of existing data, opened with spec. */
+static int wb_open(const char *spec)
+{
+	static unsigned char pre[4 * WP + 1000];
+	for (size_t i = 0; i < sizeof pre; i++)
+		pre[i] = (unsigned char)(i * 13 + 1);
+	for (int i = 0; i < 2; i++) {
+		int fd = open(i ? pk : pm, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || write(fd, pre, sizeof pre) != (ssize_t)sizeof pre)
+			tap_diag("cannot prepare the files: %s", strerror(errno));
+		close(fd);
+	}
+	A = ffopen(pm, O_RDWR, 0, spec), B = ffopen(pk, O_RDWR, 0, spec);
+	ca = cache_of(A), cb = cache_of(B);
+	exp_nw = exp_bw = exp_nr = exp_br = 0;
+	return tap_ok(ca && cb, "%s: two files open, their top layers caches", spec);
+}
+
+/* ffgetstats of both files count the calls made, hits or not; then close. */
+static void wb_close(const char *spec)
+{
+	struct ffio_stats st[2][4];
+	int ok = ffgetstats(A, st[0], 4) > 0 && ffgetstats(B, st[1], 4) > 0;
+	for (int i = 0; i < 2; i++) {
+		const struct ffio_stats *t = st[i];
+		ok &= t->count[FFIO_STAT_WRITE] == (uint64_t)exp_nw &&
+		      t->bytes[FFIO_STAT_WRITE] == (uint64_t)exp_bw &&
+		      t->count[FFIO_STAT_READ] == (uint64_t)exp_nr &&
+		      t->bytes[FFIO_STAT_READ] == (uint64_t)exp_br && t->hits == st[0]->hits &&
+		      t->misses == st[0]->misses;
+	}
+	tap_ok(ok, "%s: ffgetstats counts %lld writes (%lld bytes), %lld reads (%lld bytes), hits or not",
+	       spec, exp_nw, exp_bw, exp_nr, exp_br);
+	tap_ok(ffclose(A) == 0 && ffclose(B) == 0, "%s: both files close", spec);
+	A = B = -1;
+	unlink(pm), unlink(pk);
+}
+
+static void white_box_plain(void)
+{
+	const char *spec = "cache:64k:4:0";
+	if (!wb_open(spec))
+		return;
+	wcase(1, THEN_FULL, 8, 100, "with no page cached");
+	wcase(1, HIT, 8, 108, "joining the last extent");
+	wcase(1, HIT, 8, 104, "inside the last extent");
+	wcase(1, HIT, 16, 200, "after the last extent (2 of 4)");
+	wcase(1, HIT, 8, 300, "after it (3 of 4)");
+	wcase(1, HIT, 8, 400, "after it (4 of 4)");
+	wcase(1, THEN_FULL, 8, 500, "a fifth extent (the array is full)");
+	wcase(1, HIT, 8, 600, "a sixth extent, in the grown array");
+	wcase(1, REFUSE, 4097, 604, "4097 bytes");
+	wcase(1, HIT, 4096, 604, "4096 bytes");
+	POKE(ca->pages.lru.prev->inflight, 1, 1, 700, "a page in flight");
+	POKE(ca->pages.lru.prev->reading, 1, 1, 700, "a page being read");
+	POKE(ca->async.nreq, 1, 1, 700, "with requests in flight");
+	POKE(ca->size.below_known, 0, 1, 700, "with the size below unknown");
+	POKE(ca->pages.pool->starved, 1, 1, 700, "with the pool starved");
+	POKE(ca->conf.flags, ca->conf.flags | FFIO_CACHE_WT, 1, 700, "under .wt");
+	ffio_file_set_flag(ca->base.file, FFIO_FILE_WRITETHROUGH, 1);
+	wcase(1, REFUSE, 8, 700, "in write-through mode (the glue's)");
+	ffio_file_set_flag(ca->base.file, FFIO_FILE_WRITETHROUGH, 0);
+	wcase(0, HIT, 8, 104, "of dirty bytes");
+	wcase(0, THEN_FULL, 8, 6000, "of bytes an unknown page does not hold");
+	wcase(0, HIT, 8, 6000, "of the page just loaded");
+	ca->pages.lru.prev->ra = cb->pages.lru.prev->ra = 1; /* (set by hand, on both) */
+	wcase(0, HIT, 8, 104, "of a page read ahead, not used yet");
+	tap_ok(!ca->pages.lru.prev->ra && ca->stats.ra_used == 1, "the hit used the read-ahead page");
+	wcase(0, REFUSE, 4097, 100, "4097 bytes");
+	wcase(0, HIT, 4096, 100, "4096 bytes");
+	POKE(ca->pages.lru.prev->reading, 1, 0, 100, "a page being read");
+	POKE(ca->size.below_known, 0, 0, 100, "with the size below unknown");
+	POKE(ca->pages.pool->starved, 1, 0, 100, "with the pool starved");
+	wcase(1, THEN_FULL, 8, 50, "before the last extent");
+	wcase(1, THEN_FULL, 8, WP - 8, "ending at the page end");
+	wcase(0, REFUSE, 8, WP - 8, "ending at the page end");
+	wcase(0, HIT, 8, WP - 16, "just before the page end");
+	wcase(1, REFUSE, 8, WP - 4, "crossing the page end");
+	wcase(0, REFUSE, 8, WP - 4, "crossing the page end");
+	wcase(1, REFUSE, 8, WP + 10, "in the next page");
+	wcase(0, REFUSE, 8, WP + 10, "in the next page");
+	/* a glue says the file has one writer: the known page's extents become a hull */
+	ffio_file_set_flag(ca->base.file, FFIO_FILE_SIEVE, 1);
+	ffio_file_set_flag(cb->base.file, FFIO_FILE_SIEVE, 1);
+	wcase(1, THEN_FULL, 8, 3000, "in a known page of extents, now sieved");
+	wcase(1, HIT, 8, 7000, "into the hull that made");
+	ffio_file_set_flag(ca->base.file, FFIO_FILE_SIEVE, 0);
+	ffio_file_set_flag(cb->base.file, FFIO_FILE_SIEVE, 0);
+	wcase(1, FULL, 8, 4 * WP + 1200, ""); /* the last page: 1000 bytes below, a hole, this record */
+	wcase(1, REFUSE, 8, 600, "in a page touched before the last");
+	wcase(0, HIT, 8, 4 * WP + 1200, "of the record at the logical end");
+	wcase(0, THEN_FULL, 8, 4 * WP + 1204, "past the logical end");
+	wcase(0, THEN_FULL, 8, 4 * WP + 1100, "of a hole");
+	wcase(0, HIT, 8, 4 * WP + 1100, "of the hole, loaded (zeros)");
+	tap_ok(ffflush(A) == 0 && ffflush(B) == 0, "ffflush");
+	wcase(1, THEN_FULL, 8, 4 * WP + 1208, "into a clean page");
+	wcase(1, HIT, 8, 4 * WP + 1216, "into it again, dirty");
+	wb_close(spec);
+}
+
+static void white_box_sieve(void)
+{
+	const char *spec = "cache.sieve:64k:4:0";
+	int took = 0, agree_all = 1;
+	if (!wb_open(spec))
+		return;
+	wcase(0, FULL, 8, 4 * WP + 10, "");   /* the last page, loaded: known */
+	wcase(1, FULL, 8, 4 * WP + 1000, ""); /* one hull */
+	wcase(1, HIT, 8, 4 * WP + 2000, "after the hull: it grows, with holes");
+	wcase(1, HIT, 8, 4 * WP + 500, "before the hull: it grows down");
+	wcase(1, HIT, 8, 4 * WP + 1500, "inside the hull");
+	wcase(0, HIT, 8, 4 * WP + 1800, "of a gap in the hull (zeros)");
+	struct cpage *p = ca->pages.lru.prev;
+	tap_ok(p->known && p->holes && p->next_ext == 1 && p->ext[0].lo == 500 && p->ext[0].hi == 2008,
+	       "the known page holds one hull [500, 2008), with holes");
+	/* A page of existing data, unknown: extents, not a hull.  The hit
+	 * refuses a first record elsewhere, a new extent when the array is
+	 * full (4, 8, 16) and from page/2048 = 32 extents on. */
+	for (int k = 0; k <= 40; k++) {
+		off_t off = WP + 64 * k + 8;
+		int expect = !(k == 0 || k == 4 || k == 8 || k == 16 || k >= 32);
+		snap(ca, &s1);
+		ssize_t a = one(A, 1, 1, 8, off);
+		int clean = a != 0 || memcmp(&s1, snap(ca, &s2), sizeof s1) == 0;
+		if (a == 0)
+			one(A, 1, 0, 8, off);
+		one(B, 1, 0, 8, off), exp_nw++, exp_bw += 8;
+		const char *d = differ(snap(ca, &s1), snap(cb, &s2));
+		if (agree_all && ((a == 8) != expect || d || !clean))
+			tap_diag("  record %d: hit %zd, expected %d; %s", k, a, expect,
+				 d ? d : clean ? "" : "changed");
+		agree_all &= (a == 8) == expect && !d && clean, took += a == 8;
+	}
+	tap_ok(agree_all && took == 28, "41 records into an unknown sieved page: %d hits where expected, "
+	       "refusals changed nothing, state as the full path", took);
+	p = ca->pages.lru.prev;
+	tap_ok(p->next_ext == 41 && !p->known, "the page has 41 extents, unknown");
+	wb_close(spec);
+}
+
+/* The inline gates of ffio-internal.h: descriptions and files a hit must
+ * not be tried on. */
+static void gates(void)
+{
+	const char *spec = "cache:64k:4:0";
+	if (!wb_open(spec))
+		return;
+	wcase(1, FULL, 8, 100, "");
+	struct ffio_ofd *o = ffio_fd_get(A);
+	int fr = ffopen(pm, O_RDONLY, 0, spec), fw = ffopen(pm, O_WRONLY, 0, spec);
+	int fs = ffopen(pm, O_RDWR | O_DSYNC, 0, spec);
+	static const char *const what[] = {"an O_RDONLY description", "an O_WRONLY description",
+					   "an O_DSYNC description",  "an O_APPEND description",
+					   "a file with a deferred error", "an end past LLONG_MAX"};
+	struct ffio_ofd *g[] = {ffio_fd_get(fr), ffio_fd_get(fw), ffio_fd_get(fs), o, o, o};
+	for (int i = 0; i < 6; i++) {
+		off_t off = i == 5 ? LLONG_MAX - 4 : 108;
+		if (i == 3)
+			fcntl(A, F_SETFL, O_APPEND);
+		ca->base.file->error = i == 4 ? -EIO : 0;
+		fill(off, 8);
+		snap(ca, &s1);
+		ssize_t a = !g[i]    ? -1
+			    : i == 1 ? ffio_ofd_read_hit(g[i], rb[0], 8, 100)
+				     : ffio_ofd_write_hit(g[i], wb, 8, off);
+		tap_ok(a == 0 && memcmp(&s1, snap(ca, &s2), sizeof s1) == 0,
+		       "no %s hit on %s: nothing changed", i == 1 ? "read" : "write", what[i]);
+		ca->base.file->error = 0;
+		fcntl(A, F_SETFL, 0);
+	}
+	fill(108, 8);
+	tap_is(ffio_ofd_read_hit(ffio_fd_get(fr), rb[0], 8, 100), 8, "a read hit on the O_RDONLY one");
+	tap_is(ffio_ofd_write_hit(o, wb, 8, 108), 8, "a write hit on the plain one");
+	one(B, 0, 0, 8, 100), one(B, 1, 0, 8, 108); /* as on A */
+	exp_nr++, exp_br += 8, exp_nw++, exp_bw += 8;
+	tap_ok(ffclose(fr) == 0 && ffclose(fw) == 0 && ffclose(fs) == 0, "the other descriptions close");
+	wb_close(spec);
+}
+
 int main(int argc, char **argv)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -514,6 +823,9 @@ int main(int argc, char **argv)
 	tap_ok(hits_by[0] > 0 && hits_by[1] > 0, "hits through the POSIX wrappers (%ld) and ff* (%ld)",
 	       hits_by[0], hits_by[1]);
 	sc_limits();
+	white_box_plain();
+	white_box_sieve();
+	gates();
 	rmdir(dir);
 	return tap_done();
 }
