@@ -14,12 +14,15 @@
  *    n and leave the cache as the full path leaves a twin cache fed the
  *    same calls, or return 0 with nothing changed, for each refusal (and
  *    so do the inline gates); ffgetstats counts the calls made.
+ * 3. With a second thread alive (__libc_single_threaded false) the full
+ *    path is taken, with the same results.
  *
  * Usage: cache_hits [SEED] */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,7 @@ static const struct spec *sp;
 static int M[2] = {-1, -1}, K[2] = {-1, -1}; /* managed and twin descriptors, by slot */
 static uint64_t seed0, rs; /* the seed given; the generator's state */
 static long ncalls, nhits, hits_by[2]; /* hits in a run; in all, by the POSIX wrappers and ff* */
+static int threaded; /* part 3: a second thread is alive */
 static char bad[600], cur[120]; /* the first difference; the call being made */
 static unsigned char wb[MAXREC], rb[2][MAXREC];
 
@@ -233,7 +237,10 @@ static void run_end(const char *what)
 	if (!tap_ok(!bad[0], "%s over %s: %ld calls agree with the kernel (%ld took the hit path)", what,
 		    sp->text, ncalls, nhits))
 		tap_diag("  %s", bad);
-	tap_ok(nhits > 0, "%s over %s: calls took the hit path", what, sp->text);
+	if (threaded)
+		tap_is(nhits, 0, "%s over %s: no call took the hit path", what, sp->text);
+	else
+		tap_ok(nhits > 0, "%s over %s: calls took the hit path", what, sp->text);
 	do { /* (the first 32 MiB: the limits' files are sparse to 2^44 bytes or more) */
 		a = kernel_pread(pm, fa, sizeof fa, off);
 		b = kernel_pread(pk, fb, sizeof fb, off);
@@ -483,7 +490,7 @@ static void sc_random(uint64_t seed, int steps)
 	}
 }
 
-static void differential(uint64_t seed)
+static void differential(uint64_t seed, const char *when)
 {
 	for (int i = 0; i < NSPECS; i++) {
 		char what[64];
@@ -493,7 +500,7 @@ static void differential(uint64_t seed)
 		run_begin(&specs[i]), sc_flags(), run_end("flags");
 		run_begin(&specs[i]), sc_two(), run_end("two descriptions");
 		run_begin(&specs[i]), sc_errors(), run_end("errors");
-		snprintf(what, sizeof what, "random mix, seed %llu", (unsigned long long)(seed + i));
+		snprintf(what, sizeof what, "random mix%s, seed %llu", when, (unsigned long long)(seed + i));
 		run_begin(&specs[i]), sc_random(seed + (uint64_t)i, 1500), run_end(what);
 	}
 }
@@ -802,9 +809,25 @@ static void gates(void)
 	wb_close(spec);
 }
 
+/* ---- 3. a second thread ------------------------------------------------ */
+
+static pthread_mutex_t tlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tcond = PTHREAD_COND_INITIALIZER;
+static int tstop;
+
+static void *waiter(void *arg)
+{
+	pthread_mutex_lock(&tlock);
+	while (!tstop)
+		pthread_cond_wait(&tcond, &tlock);
+	pthread_mutex_unlock(&tlock);
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	const char *tmp = getenv("TMPDIR");
+	pthread_t t;
 
 	seed0 = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261201;
 	snprintf(dir, sizeof dir, "%s/ffio-cache-hits-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -819,13 +842,24 @@ int main(int argc, char **argv)
 		tap_skip_all("a second thread from the start: no hit path to test");
 	}
 	tap_diag("seed %llu", (unsigned long long)seed0);
-	differential(seed0);
+	differential(seed0, "");
 	tap_ok(hits_by[0] > 0 && hits_by[1] > 0, "hits through the POSIX wrappers (%ld) and ff* (%ld)",
 	       hits_by[0], hits_by[1]);
 	sc_limits();
 	white_box_plain();
 	white_box_sieve();
 	gates();
+
+	if (!tap_ok(pthread_create(&t, NULL, waiter, NULL) == 0, "a second thread, waiting on a condition"))
+		return rmdir(dir), tap_done();
+	tap_ok(!__libc_single_threaded, "the process is no longer single-threaded");
+	threaded = 1;
+	differential(seed0 + 100, ", a thread alive");
+	pthread_mutex_lock(&tlock);
+	tstop = 1;
+	pthread_cond_signal(&tcond);
+	pthread_mutex_unlock(&tlock);
+	pthread_join(t, NULL);
 	rmdir(dir);
 	return tap_done();
 }
