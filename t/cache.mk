@@ -20,3 +20,7 @@ t_cache_hints_LDADD = libffio.la
 check_PROGRAMS += t/cache_runs
 TESTS += t/cache_runs
 t_cache_runs_LDADD = libffio_core.la
+check_PROGRAMS += t/cache_hits
+TESTS += t/cache_hits
+t_cache_hits_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/layers/cache
+t_cache_hits_LDADD = libffio_core.la
