@@ -250,6 +250,8 @@ struct ffio_file {
 	struct ffio_ofd priv;     /* the table entry of fd (is_private) */
 	struct ffio_file *next, *prev; /* list of open files (files lock) */
 	unsigned glue_flags;      /* FFIO_FILE_* (ffio_ext.h), from glue that knows more */
+	off_t max_pos;            /* the kernel's largest position: lseek past it is EINVAL,
+				     a write at it EFBIG (s_maxbytes; ffio_kernel_max_pos) */
 };
 
 /* Open path for the application (entry e, or NULL: only when the file is
@@ -315,12 +317,19 @@ static inline struct ffio_layer *ffio_ofd_hit_layer(const struct ffio_ofd *o, in
 }
 
 /* A hit, or 0.  In ffio meanwhile, as in the full path: a signal handler's
- * call on the file goes to the kernel (interpose.h's managed()). */
+ * call on the file goes to the kernel (interpose.h's managed()).  Bytes at
+ * or past the file system's largest size are the full path's (do_read,
+ * do_write: the kernel's limits). */
+static inline int ffio_ofd_within(const struct ffio_ofd *o, size_t n, off_t at)
+{
+	return at < o->file->max_pos && n <= (size_t)(o->file->max_pos - at);
+}
+
 static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 0);
 	ssize_t r = 0;
-	if (t && t->ops->read_hit && n > 0) {
+	if (t && t->ops->read_hit && n > 0 && ffio_ofd_within(o, n, at)) {
 		ffio_in_lib++;
 		r = t->ops->read_hit(t, buf, n, at);
 		ffio_in_lib--;
@@ -328,12 +337,11 @@ static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n,
 	return r;
 }
 
-/* (A write past the largest offset is the full path's: EFBIG.) */
 static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, size_t n, off_t at)
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
 	ssize_t r = 0;
-	if (t && t->ops->write_hit && n > 0 && n <= (size_t)(LLONG_MAX - at)) {
+	if (t && t->ops->write_hit && n > 0 && ffio_ofd_within(o, n, at)) {
 		ffio_in_lib++;
 		r = t->ops->write_hit(t, buf, n, at);
 		ffio_in_lib--;
@@ -373,10 +381,12 @@ static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_
 	return r > 0 ? r : ffio_ofd_pwritev(o, &(struct iovec){(void *)buf, n}, 1, off);
 }
 
-/* An absolute seek sets the position, which is all do_seek would do. */
+/* An absolute seek within the kernel's limits sets the position, which is
+ * all do_seek would do. */
 static inline off_t ffio_ofd_lseek(struct ffio_ofd *o, off_t off, int whence)
 {
-	if (whence == SEEK_SET && off >= 0 && __libc_single_threaded && !o->file->through)
+	if (whence == SEEK_SET && off >= 0 && off <= o->file->max_pos && __libc_single_threaded &&
+	    !o->file->through)
 		return o->pos = off;
 	return ffio_ofd_seek(o, off, whence);
 }
@@ -733,5 +743,8 @@ int ffio_kernel_size(int fd, off_t *len);
  * file's descriptor; -EOPNOTSUPP when the bottom opened it O_DIRECT (direct
  * is its own flag) or the application did.  0 or -errno. */
 int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice);
+/* The largest position the kernel allows the file fd (on file system dev)
+ * to have: the file system's largest size (s_maxbytes).  See kernel_io.c. */
+off_t ffio_kernel_max_pos(int fd, dev_t dev);
 
 #endif

@@ -314,6 +314,7 @@ static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd,
 		file_free(f);
 		return NULL;
 	}
+	f->max_pos = ffio_kernel_max_pos(f->fd, f->dev);
 	/* The table knows ffio's own descriptor: the program never closes it. */
 	if (ffio_fd_get(f->fd))
 		(void)release_locked(f->fd, 0);

@@ -169,3 +169,58 @@ int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t 
 		return -EOPNOTSUPP; /* the page cache is not used */
 	return -ffio_real.posix_fadvise(l->file->fd, off, len, advice);
 }
+
+/* File systems whose largest size is known: a few, filled as they are met
+ * (a slot's dev is published after its max, so a reader that sees the dev
+ * sees the max; two threads probing the same one store the same). */
+#define MAX_POS_FS 16
+static struct {
+	dev_t dev;
+	off_t max;
+} max_pos_fs[MAX_POS_FS];
+static int max_pos_n;
+
+static int pos_ok(int fd, off_t pos)
+{
+	return ffio_real.lseek(fd, pos, SEEK_SET) == pos;
+}
+
+/* The kernel gives EINVAL for lseek past the file system's largest size
+ * (s_maxbytes) and EFBIG for a write at it: LLONG_MAX on most file systems,
+ * 16 TiB - 4 KiB for ext4 with 4 KiB blocks.  Found with lseek on fd (ffio's
+ * own descriptor, whose position is put back), by bisection where it is not
+ * LLONG_MAX, once per file system: ext4's smaller limit for files without
+ * extents (made by ext3) is not worth 63 calls at every open.  A descriptor
+ * that cannot seek has no limit.  errno is left as it was: the calls that
+ * fail are ffio's, inside an open that succeeds. */
+off_t ffio_kernel_max_pos(int fd, dev_t dev)
+{
+	int n = __atomic_load_n(&max_pos_n, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n && i < MAX_POS_FS; i++)
+		if (__atomic_load_n(&max_pos_fs[i].dev, __ATOMIC_ACQUIRE) == dev && max_pos_fs[i].max > 0)
+			return max_pos_fs[i].max;
+	int saved_errno = errno;
+	off_t was = ffio_real.lseek(fd, 0, SEEK_CUR), lo = 0, hi = LLONG_MAX;
+	if (was < 0) {
+		errno = saved_errno;
+		return LLONG_MAX;
+	}
+	if (!pos_ok(fd, hi)) {
+		while (hi - lo > 1) { /* lo is allowed, hi not */
+			off_t mid = lo + (hi - lo) / 2;
+			if (pos_ok(fd, mid))
+				lo = mid;
+			else
+				hi = mid;
+		}
+		hi = lo;
+	}
+	(void)ffio_real.lseek(fd, was, SEEK_SET);
+	errno = saved_errno;
+	int slot = __atomic_fetch_add(&max_pos_n, 1, __ATOMIC_ACQ_REL);
+	if (slot < MAX_POS_FS) {
+		max_pos_fs[slot].max = hi;
+		__atomic_store_n(&max_pos_fs[slot].dev, dev, __ATOMIC_RELEASE);
+	}
+	return hi;
+}

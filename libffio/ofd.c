@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
 #include <sys/uio.h>
@@ -61,10 +62,42 @@ static int acc(const struct ffio_ofd *o)
 	return o->oflags & O_ACCMODE;
 }
 
+/* The kernel's limits on a transfer of len bytes at at: an end past
+ * LLONG_MAX is EINVAL (rw_verify_area); from the file system's largest size
+ * on (f->max_pos) a read gets nothing and a write EFBIG, and short of it
+ * only the bytes before it move (filemap_read, generic_write_check_limits).
+ * Returns the bytes that may move: len, fewer, or -errno. */
+static ssize_t kernel_limits(const struct ffio_file *f, int write, off_t at, size_t len)
+{
+	if (len > (size_t)(LLONG_MAX - at))
+		return -EINVAL;
+	if (at >= f->max_pos)
+		return write ? -EFBIG : 0;
+	return len < (size_t)(f->max_pos - at) ? (ssize_t)len : (ssize_t)(f->max_pos - at);
+}
+
+/* The transfer of the first len bytes of iov at at through the stack:
+ * what the kernel's limits leave of a call. */
+static ssize_t stack_rw_first(struct ffio_file *f, int write, const struct iovec *iov, int iovcnt, off_t at,
+			      size_t len)
+{
+	struct ffio_iov_cursor cur = {.iov = iov, .cnt = iovcnt};
+	struct iovec *part = malloc((size_t)iovcnt * sizeof *part);
+	size_t got;
+	if (!part)
+		return -ENOMEM;
+	int cnt = ffio_iov_take(&cur, len, part, iovcnt, &got);
+	ssize_t n = write ? ffio_layer_pwritev(f->top, part, cnt, at) : ffio_layer_preadv(f->top, part, cnt, at);
+	free(part);
+	return n;
+}
+
 /* off -1: at the position, which moves. */
 static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct ffio_file *f = o->file;
+	off_t at = off < 0 ? o->pos : off;
+	size_t len = ffio_iov_len(iov, iovcnt);
 	ssize_t n;
 
 	if (f->through)
@@ -72,7 +105,12 @@ static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, 
 					     : ffio_real.preadv(o->kfd, iov, iovcnt, off));
 	if (acc(o) == O_WRONLY)
 		return -EBADF;
-	n = ffio_layer_preadv(f->top, iov, iovcnt, off < 0 ? o->pos : off);
+	ssize_t may = kernel_limits(f, 0, at, len);
+	if (may < 0)
+		return may;
+	n = (size_t)may == len ? ffio_layer_preadv(f->top, iov, iovcnt, at)
+	    : may > 0	       ? stack_rw_first(f, 0, iov, iovcnt, at, (size_t)may)
+			       : 0;
 	if (n > 0 && off < 0)
 		o->pos += n;
 	return n;
@@ -140,9 +178,11 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 		return 0; /* the kernel moves nothing, not even for O_APPEND */
 	if (((o->oflags & O_APPEND) && !(rwf & RWF_NOAPPEND)) || (rwf & RWF_APPEND))
 		return append(o, iov, iovcnt, off, rwf);
-	if (len > (size_t)(LLONG_MAX - at))
-		return -EFBIG;
-	n = ffio_layer_pwritev(f->top, iov, iovcnt, at);
+	ssize_t may = kernel_limits(f, 1, at, len);
+	if (may < 0)
+		return may;
+	n = (size_t)may == len ? ffio_layer_pwritev(f->top, iov, iovcnt, at)
+			       : stack_rw_first(f, 1, iov, iovcnt, at, (size_t)may);
 	if (n >= 0 && f->error)
 		return ffio_file_take_error(f);
 	if (n > 0 && off < 0)
@@ -221,6 +261,8 @@ static off_t do_seek(struct ffio_ofd *o, off_t off, int whence)
 	}
 	if ((off > 0 && base > LLONG_MAX - off) || base + off < 0)
 		return off > 0 ? -EOVERFLOW : -EINVAL;
+	if (base + off > f->max_pos && !(whence == SEEK_CUR && off == 0))
+		return -EINVAL; /* past the file system's largest size (vfs_setpos) */
 	return o->pos = base + off;
 }
 

@@ -401,14 +401,21 @@ static void sc_errors(void)
 }
 
 /* The kernel's limits: offsets at the largest the file system or off_t
- * allows, and O_DIRECT's alignment.  ffio's full path (do_write, do_seek in
- * ofd.c, and the cache) checks only against LLONG_MAX and takes the rest
- * into the cache; the kernel checks the file system's largest size
- * (s_maxbytes: 16 TiB - 4 KiB on ext4 with 4 KiB blocks), gives EINVAL for
- * an end past LLONG_MAX (rw_verify_area) and for unaligned O_DIRECT calls.
- * Where the two differ the test point is a TODO: older than the hit path
- * (the full path answers the same), reported, not fixed here.  Where they
- * agree (no smaller limit, no O_DIRECT on the file system) it is ok. */
+ * allows (s_maxbytes: 16 TiB - 4 KiB on ext4 with 4 KiB blocks; an end
+ * past LLONG_MAX is EINVAL, rw_verify_area), which ffio follows (ofd.c's
+ * kernel_limits, the hit path's ffio_ofd_within), and O_DIRECT's alignment,
+ * which it does not: an unaligned call on a description the application
+ * set O_DIRECT is EINVAL from the kernel and cached by ffio.  That point
+ * is a TODO where the two differ (ok where the file system takes no
+ * O_DIRECT at all). */
+static void limit_ok(const char *what)
+{
+	tap_ok(!bad[0], "limits over %s: %s", sp->text, what);
+	if (bad[0])
+		tap_diag("  %s", bad);
+	bad[0] = '\0';
+}
+
 static void limit_point(const char *what, const char *why)
 {
 	if (!bad[0]) {
@@ -422,24 +429,20 @@ static void limit_point(const char *what, const char *why)
 
 static void sc_limits(void)
 {
-	const char *end = "an end past LLONG_MAX: the kernel says EINVAL, ffio EFBIG (writes) or 0 (reads)";
-	const char *max = "past the file system's largest size the kernel says EFBIG, ffio caches the write";
 	run_begin(&specs[0]);
-	w(0, 16), limit_point("a record at 0", "");
-	pw(0, 8, LLONG_MAX - 7), limit_point("pwrite of 8 bytes at LLONG_MAX - 7", end);
-	pr(0, 8, LLONG_MAX - 4), limit_point("pread of 8 bytes at LLONG_MAX - 4", end);
-	pr(0, 8, LLONG_MAX - 8), limit_point("pread of 8 bytes at LLONG_MAX - 8", "");
-	pw(0, 8, (off_t)1 << 44), limit_point("pwrite of 8 bytes at 2^44", max);
-	pw(0, 8, ((off_t)1 << 44) + 8), limit_point("pwrite of 8 bytes after it (a hit)", max);
-	seek(0, LLONG_MAX - 8, SEEK_SET);
-	limit_point("lseek to LLONG_MAX - 8", "past the largest size the kernel says EINVAL, ffio moves");
-	seek(0, 8, SEEK_SET), w(0, 8), limit_point("a record at 8", "");
+	w(0, 16), limit_ok("a record at 0");
+	pw(0, 8, LLONG_MAX - 7), limit_ok("pwrite of 8 bytes at LLONG_MAX - 7");
+	pr(0, 8, LLONG_MAX - 4), limit_ok("pread of 8 bytes at LLONG_MAX - 4");
+	pr(0, 8, LLONG_MAX - 8), limit_ok("pread of 8 bytes at LLONG_MAX - 8");
+	pw(0, 8, (off_t)1 << 44), limit_ok("pwrite of 8 bytes at 2^44");
+	pw(0, 8, ((off_t)1 << 44) + 8), limit_ok("pwrite of 8 bytes after it");
+	seek(0, LLONG_MAX - 8, SEEK_SET), limit_ok("lseek to LLONG_MAX - 8");
+	seek(0, 8, SEEK_SET), w(0, 8), limit_ok("a record at 8");
 	call(SETFL, 0, O_DIRECT, 0), pw(0, 8, 3);
 	limit_point("O_DIRECT set with F_SETFL, pwrite of 8 bytes at 3",
 		    "the kernel says EINVAL, ffio caches it");
-	call(SETFL, 0, 0, 0), pw(0, 8, 3), limit_point("O_DIRECT cleared, the same pwrite", "");
-	call(CLOSE, 0, 0, 0);
-	limit_point("close", "the records cached past the largest size fail at close: EFBIG");
+	call(SETFL, 0, 0, 0), pw(0, 8, 3), limit_ok("O_DIRECT cleared, the same pwrite");
+	call(CLOSE, 0, 0, 0), limit_ok("close");
 	run_end("limits, but for the points above,");
 }
 
