@@ -32,9 +32,9 @@ static ssize_t read_around(struct cache *c, void *buf, size_t n, off_t off)
 
 /* The hit path (ffio_layer_ops.read_hit): a small read that lies within
  * the logical end and within the page touched last (the LRU list's tail:
- * pg_touch has nothing to do), which holds its bytes
- * and has no read in flight: what cache_pread does for it, counters and
- * read-ahead included, without the rest.  0, nothing changed, otherwise. */
+ * pg_touch has nothing to do), which holds its bytes and has no read in
+ * flight: what cache_pread does for it, counters and read-ahead included,
+ * without the rest.  0, nothing changed, otherwise. */
 ssize_t cache_read_hit(struct ffio_layer *l, void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);

@@ -102,10 +102,10 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off);
 
 /* The hit path (ffio_layer_ops.write_hit): a small write into the page
- * touched last (the LRU list's tail), which is dirty already and idle, while cache_pwrite would
- * have nothing else to do (no pool to shrink, no write-behind to take in,
- * no write-through; the size below is known, so cache_write_in would not
- * ask for it).  Its bytes join the page's sieve hull, or its last extent
+ * touched last (the LRU list's tail), which is dirty already and idle,
+ * while cache_pwrite would have nothing else to do (no pool to shrink, no
+ * write-behind to take in, no write-through; the size below is known, so
+ * cache_write_in would not ask for it).  Its bytes join the page's sieve hull, or its last extent
  * (or follow it), as cache_write_in records them.  A write that would fill
  * the page to its end takes the full path: that may start a write-behind.
  * Returns 0, nothing changed, for anything else. */
@@ -263,7 +263,6 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 		c->size.below = off + (off_t)n;
 	return (ssize_t)n;
 }
-
 
 /* Under O_DIRECT a large piece of a write is copied into its page with
  * non-temporal stores (ffio_copy_stream): the page goes to the device by
