@@ -568,10 +568,11 @@ static const char *differ(const struct snap *a, const struct snap *b)
 	return NULL;
 }
 
+/* (Unsigned: offsets near LLONG_MAX are filled too.) */
 static void fill(off_t off, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		wb[i] = (unsigned char)((off + (off_t)i) * 7 + (off_t)n);
+		wb[i] = (unsigned char)(((uint64_t)off + i) * 7 + n);
 }
 
 /* A write or read of n bytes at off on fd (A or B) by the layer's hit
