@@ -35,6 +35,7 @@
 #include "ffio.h"
 #include "cache.h"
 #include "kernel_view.h"
+#include "rng.h"
 #include "tap.h"
 
 static const struct spec { const char *text; size_t page; int pages; } specs[] = {
@@ -48,20 +49,11 @@ static const struct spec { const char *text; size_t page; int pages; } specs[] =
 static char dir[PATH_MAX / 2], pm[PATH_MAX], pk[PATH_MAX];
 static const struct spec *sp;
 static int M[2] = {-1, -1}, K[2] = {-1, -1}; /* managed and twin descriptors, by slot */
-static uint64_t seed0, rs; /* the seed given; the generator's state */
+static uint64_t seed0; /* the seed given */
 static long ncalls, nhits, hits_by[2]; /* hits in a run; in all, by the POSIX wrappers and ff* */
 static int threaded; /* part 3: a second thread is alive */
 static char bad[600], cur[120]; /* the first difference; the call being made */
 static unsigned char wb[MAXREC], rb[2][MAXREC];
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-static long long rnd(long long n) { return n > 0 ? (long long)(rnd64() % (uint64_t)n) : 0; }
 
 /* The results of the call being made; the first difference is kept. */
 static void agree(const char *what, long long a, int ea, long long b, int eb)

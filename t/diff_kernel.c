@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rng.h"
 #include "tap.h"
 
 extern char **environ;
@@ -73,8 +74,8 @@ static const char *const kname[NKIND] = {
 static const int kweight[NKIND] = {6, 4, 3, 2, 22, 16, 6, 2, 3, 6, 2, 3, 1, 2, 2, 1, 2, 1, 1, 1};
 static unsigned kmask = (1u << NKIND) - 1;
 
-/* One seed's state.  Side 0 is the managed file, side 1 its twin. */
-static uint64_t rs;
+/* One seed's state (and rng.h's rs).  Side 0 is the managed file, side 1
+ * its twin. */
 static char dir[PATH_MAX / 2], path[2][PATH_MAX];
 static unsigned long long seed;
 static int gen;
@@ -86,15 +87,6 @@ static char msg[8192]; /* the first difference, empty while all agree */
 static int verbose, in_child;
 static unsigned char wbuf[4 * PAGE + 64], rbuf[2][4 * PAGE + 64];
 static char **env_plain; /* environ without LD_PRELOAD */
-
-static uint64_t rnd64(void)
-{
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-static long long rnd(long long n) { return n > 0 ? (long long)(rnd64() % (uint64_t)n) : 0; }
 
 /* Slots keep their numbers while open, so that a trace reads plainly. */
 static int any(void)
