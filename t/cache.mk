@@ -24,3 +24,7 @@ check_PROGRAMS += t/cache_hits
 TESTS += t/cache_hits
 t_cache_hits_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/layers/cache
 t_cache_hits_LDADD = libffio_core.la
+check_PROGRAMS += t/cache_ra_steady
+TESTS += t/cache_ra_steady
+t_cache_ra_steady_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/layers/cache
+t_cache_ra_steady_LDADD = libffio_core.la

@@ -72,7 +72,7 @@ static int cache_fsync(struct ffio_layer *l, int datasync)
 	int e2 = ffio_below_fsync(l, datasync);
 	cache_drop_clean(c);
 	c->size.below_known = 0;
-	c->ra.valid = 0;
+	cache_ra_forget(c);
 	return err < 0 ? err : e2;
 }
 
@@ -95,7 +95,7 @@ static int cache_invalidate(struct ffio_layer *l)
 		return err;
 	cache_drop_clean(c);
 	c->size.below_known = 0;
-	c->ra.valid = 0;
+	cache_ra_forget(c);
 	recompute_cached_end(c);
 	return ffio_below_invalidate(l);
 }

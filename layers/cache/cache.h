@@ -126,6 +126,7 @@ struct cache_pages {
 	long npages, ndirty;
 	long npages_peak;            /* the most pages held at once (.diag) */
 	struct cpage *last;          /* the page touched last */
+	uint64_t removed;            /* pages taken out of the hash table, ever */
 };
 
 /* Page buffers carved from huge chunks (not .shared), and the scratch
@@ -156,7 +157,7 @@ struct cache_ra {
 	off_t last_off;              /* the last read */
 	size_t last_len;
 	off_t stride;                /* from the read before it (0: sequential) */
-	int hits;                    /* reads in a row along the pattern */
+	long hits;                   /* reads in a row along the pattern */
 	int valid;                   /* last_off, last_len hold a read */
 	off_t advised;               /* records before this offset were advised */
 	int no_advise;               /* nothing below takes read advice */
@@ -164,6 +165,9 @@ struct cache_ra {
 	int kernel_armed;            /* turn it off before the first page or record is read */
 	int slow_loads;              /* loads in a row slower than memory (cache_note_load) */
 	int from_device;             /* two of them: the file comes from the device (sticky) */
+	off_t steady_end;            /* 0, or a steady stride holds up to here (cache_ra_steady) */
+	uint64_t steady_removed;     /* pages.removed when steady_end was set */
+	off_t steady_size;           /* and the logical size at most this */
 };
 
 /* Runs: sequential reads that jump ahead now and then (see cache_ra_runs;
@@ -313,6 +317,37 @@ static inline struct cpage *pg_find(struct cache *c, int64_t pno)
 		if (p->pno == pno)
 			return c->pages.last = p;
 	return NULL;
+}
+
+/* A read at off of n bytes, the file's logical size then size, that keeps
+ * a steady stride (the same length, the same distance, no run, the
+ * kernel's read-ahead decided) while the page the read-ahead would probe
+ * next is the one found there before (no page has left the cache since)
+ * or still past the end: cache_read_ahead would only record it.  Record
+ * it so and say 1; else 0, nothing changed.  steady_end is set by
+ * cache_read_ahead only, and cleared by any change it does not see
+ * (cache_ra_forget, cache_around_ahead). */
+static inline int cache_ra_steady(struct cache *c, off_t off, size_t n, off_t size)
+{
+	if ((uint64_t)off + (uint64_t)c->ra.stride >= (uint64_t)c->ra.steady_end || /* none: 0 */
+	    off - c->ra.last_off != c->ra.stride || n != c->ra.last_len || c->pages.removed != c->ra.steady_removed ||
+	    size > c->ra.steady_size)
+		return 0;
+	c->run.prev_len = c->run.len;
+	c->run.len = 0;
+	c->run.stride = off - c->run.start;
+	c->run.start = off;
+	c->ra.hits++;
+	c->ra.last_off = off;
+	return 1;
+}
+
+/* Forget the read pattern (after fsync, invalidation, a failed
+ * read-ahead). */
+static inline void cache_ra_forget(struct cache *c)
+{
+	c->ra.valid = 0;
+	c->ra.steady_end = 0;
 }
 
 static inline void lru_unlink(struct cpage *p)
@@ -497,7 +532,7 @@ void cache_note_load(struct cache *c, off_t n, uint64_t t0);
 int cache_ra_sparse(const struct cache *c);
 int cache_ra_runs(const struct cache *c);
 void cache_kernel_readahead_arm(struct cache *c);
-void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size);
+void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size); /* after cache_ra_steady */
 int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t start);
 void cache_around_ahead(struct cache *c, off_t off, size_t n);
 

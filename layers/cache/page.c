@@ -155,6 +155,7 @@ static void hash_remove(struct cache *c, struct cpage *p)
 	*pp = p->hnext;
 	if (c->pages.last == p)
 		c->pages.last = NULL;
+	c->pages.removed++; /* see cache_ra_steady */
 }
 
 /* Unlink p and give its memory back to the pool. */

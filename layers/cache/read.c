@@ -58,7 +58,8 @@ ssize_t cache_read_hit(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		c->stats.ra_used++;
 	}
 	copy_record(buf, p->data + at, n);
-	cache_read_ahead(c, off, n, size);
+	if (!cache_ra_steady(c, off, n, size))
+		cache_read_ahead(c, off, n, size);
 	return (ssize_t)n;
 }
 
@@ -179,6 +180,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		memcpy(dst + done, p->data + lo, len);
 		done += len;
 	}
-	cache_read_ahead(c, off, n, size);
+	if (!cache_ra_steady(c, off, n, size))
+		cache_read_ahead(c, off, n, size);
 	return (ssize_t)n;
 }

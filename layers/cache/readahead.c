@@ -324,6 +324,22 @@ static void ra_advise_runs(struct cache *c, off_t size)
 	}
 }
 
+/* The strided read of n bytes has found the probe page of the read-ahead
+ * (the window's middle, from the page at next) in the cache, or past the
+ * end while the size stays at most size_max: while the reads keep the
+ * stride within next's page, they find the same (cache_ra_steady; a
+ * stride of a page or more leaves it at once).  Not with a stride of n
+ * (the next read would continue this one: a run), nor with the kernel's
+ * read-ahead still on (its advice failed). */
+static void ra_steady_note(struct cache *c, size_t n, off_t next, off_t size_max)
+{
+	if (c->ra.stride > 0 && c->ra.stride != (off_t)n && (c->ra.kernel_off || c->ra.no_advise)) {
+		c->ra.steady_end = pg_start(c, next / (off_t)c->conf.page) + (off_t)c->conf.page;
+		c->ra.steady_removed = c->pages.removed;
+		c->ra.steady_size = size_max;
+	}
+}
+
 /* Follow the access pattern: remember it, and when it holds, make sure the
  * next AHEAD pages (or records, sparse) along it are cached or on their
  * way: requests submitted together and committed in one batch, topped up
@@ -332,6 +348,7 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 {
 	off_t step;
 
+	c->ra.steady_end = 0;
 	run_track(c, off);
 	if (c->ra.valid && off == c->ra.last_off + (off_t)c->ra.last_len) {
 		c->ra.stride = 0;
@@ -365,8 +382,11 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 	if (window < 1)
 		return;
 	int64_t probe = ra_page(c, next, step, window / 2);
-	if (pg_start(c, probe) >= size || pg_find(c, probe))
+	off_t probe_at = pg_start(c, probe);
+	if (probe_at >= size || pg_find(c, probe)) {
+		ra_steady_note(c, n, next, probe_at >= size ? probe_at : INT64_MAX);
 		return;
+	}
 	if (c->ra.advised > next + (off_t)(window / 2) * step)
 		return; /* advised far enough ahead */
 	if (cache_ra_sparse(c) && c->ra.from_device &&
@@ -404,7 +424,7 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 		if (!c->async.below) { /* no advice: read them now */
 			uint64_t t0 = ffio_now_ns();
 			if (m > 0 && cache_load_missing(c, pnos, m, 1) < 0)
-				c->ra.valid = 0;
+				cache_ra_forget(c);
 			else if (m > 0)
 				cache_note_load(c, (off_t)m * (off_t)c->conf.page, t0);
 			return;
@@ -412,7 +432,7 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 		ra_pages(c, pnos, m);
 	}
 	if (ffio_below_commit(&c->base) < 0)
-		c->ra.valid = 0; /* read-ahead is advice: forget the pattern */
+		cache_ra_forget(c); /* read-ahead is advice */
 }
 
 /* A miss at [lo, hi) of page p (no dirty bytes) while runs hold: fetch
@@ -450,6 +470,7 @@ int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, o
  * before it, the kernel reads ahead (see kernel_readahead). */
 void cache_around_ahead(struct cache *c, off_t off, size_t n)
 {
+	c->ra.steady_end = 0;
 	run_track(c, off);
 	if (c->ra.valid && off == c->ra.last_off + (off_t)c->ra.last_len)
 		kernel_readahead(c, 1);
