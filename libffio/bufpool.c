@@ -207,7 +207,7 @@ struct ffio_chunk *ffio_chunk_get(int *fresh)
 	struct ffio_chunk *k = spare;
 	if (k) {
 		spare = k->next;
-		nspare--;
+		__atomic_store_n(&nspare, nspare - 1, __ATOMIC_RELAXED); /* see ffio_chunk_spare */
 	}
 	pthread_mutex_unlock(&spare_lock);
 	*fresh = k == NULL;
@@ -220,6 +220,11 @@ struct ffio_chunk *ffio_chunk_get(int *fresh)
 	return k;
 }
 
+int ffio_chunk_spare(void)
+{
+	return __atomic_load_n(&nspare, __ATOMIC_RELAXED) > 0;
+}
+
 void ffio_chunk_put(struct ffio_chunk *k)
 {
 	pthread_mutex_lock(&spare_lock);
@@ -227,7 +232,7 @@ void ffio_chunk_put(struct ffio_chunk *k)
 	if (keep) {
 		k->next = spare;
 		spare = k;
-		nspare++;
+		__atomic_store_n(&nspare, nspare + 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&spare_lock);
 	if (!keep) {

@@ -687,7 +687,8 @@ void ffio_copy_stream(void *dst, const void *src, size_t n);
  * page buffers from.  ffio_chunk_get: a spare one of a closed cache
  * (*fresh 0), else a new one advised for transparent huge pages (*fresh 1:
  * its bytes are zeros); NULL when none can be had.  ffio_chunk_put keeps k
- * for the next cache of the process (up to a limit) or frees it. */
+ * for the next cache of the process (up to a limit) or frees it.
+ * ffio_chunk_spare: is a spare one there now (a hint: unlocked)? */
 #define FFIO_HUGE_CHUNK ((size_t)2 << 20)
 struct ffio_chunk {
 	struct ffio_chunk *next;
@@ -695,6 +696,7 @@ struct ffio_chunk {
 };
 struct ffio_chunk *ffio_chunk_get(int *fresh);
 void ffio_chunk_put(struct ffio_chunk *k);
+int ffio_chunk_spare(void);
 
 /* ---- small helpers ----------------------------------------------------- */
 

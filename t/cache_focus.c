@@ -5,7 +5,8 @@
  * gaps past the end are written as zeros without being cleared in memory),
  * .sieve reading a page of existing data only when its extents are dense,
  * loops over more pages than the cache holds keeping pages cached, a file
- * read once touching only the cache's first pages of memory, a file
+ * read once touching only the cache's first pages of memory (more when
+ * the memory is warm: spare chunks of closed caches), a file
  * written from start to end reusing the buffers of pages it completed,
  * O_APPEND at the logical end, truncation
  * shrinking and growing, threads on one descriptor and on many, and fork
@@ -259,6 +260,85 @@ static void test_grow(void)
 	}
 	tap_ok(ok, "grow: three passes read back exactly");
 	tap_is(ffclose(fd), 0, "close");
+}
+
+/* In a child, with no spare chunks: (spares) first a cache of 8 pages of
+ * 1 MiB closed, whose chunks are kept as spares; then 8 pages of the file read twice through
+ * cache:1m:16:0.  Its evictions and reads below, through the pipe. */
+static void grow_warm_child(int spares, int out)
+{
+	enum { MIB = 1 << 20 };
+	static char buf[4096];
+	char other[400];
+	long long res[2] = {-1, -1};
+	int ok = 1;
+
+	snprintf(other, sizeof other, "%s/spares", dir);
+	for (int fresh = 0; !fresh;) { /* none left from the tests before (held, never given back) */
+		struct ffio_chunk *k = ffio_chunk_get(&fresh);
+		if (!k)
+			_exit(1);
+	}
+	if (spares) { /* 8 pages with gaps: the cache takes 8 */
+		int fd = ffopen(other, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:16:0");
+		for (int i = 0; i < 8 && fd >= 0 && ok; i++)
+			ok = ffpwrite(fd, buf, sizeof buf, (off_t)i * MIB) == (ssize_t)sizeof buf;
+		ok &= fd >= 0 && ffclose(fd) == 0;
+	}
+	int fd = ffopen(path, O_RDONLY, 0, "cache:1m:16:0");
+	for (int pass = 0; pass < 2 && fd >= 0 && ok; pass++)
+		for (int i = 0; i < 8 && ok; i++)
+			ok = ffpread(fd, buf, sizeof buf, (off_t)i * MIB) == (ssize_t)sizeof buf && buf[0] == 'a' + i;
+	struct ffio_stats st[8];
+	int n = fd >= 0 ? ffgetstats(fd, st, 8) : -1;
+	if (ok && n > 1)
+		res[0] = (long long)st[0].evictions, res[1] = (long long)st[n - 1].count[FFIO_STAT_READ];
+	ok = write(out, res, sizeof res) == (ssize_t)sizeof res;
+	_exit(ok ? 0 : 1);
+}
+
+/* A file read through a cache that starts with 2 pages (test_grow): a new
+ * page's memory comes from a spare chunk of a closed cache, touched
+ * before, so the cache takes it instead of reusing a clean page: 8 pages
+ * read twice are 8 reads below and no eviction.  Without spares (fresh
+ * memory), clean pages are reused and read again. */
+static void test_grow_warm(void)
+{
+	enum { MIB = 1 << 20 };
+	static char page[MIB];
+	int raw = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), ok = raw >= 0;
+	for (int i = 0; i < 8 && ok; i++) {
+		memset(page, 'a' + i, MIB);
+		ok = pwrite(raw, page, MIB, (off_t)i * MIB) == MIB;
+	}
+	if (raw >= 0)
+		close(raw);
+	tap_ok(ok, "grow warm: a file of 8 MiB");
+	for (int spares = 0; spares < 2; spares++) {
+		long long res[2] = {-1, -1};
+		int p[2], st = -1;
+		if (pipe(p) < 0) {
+			tap_ok(0, "grow warm: pipe: %s", strerror(errno));
+			continue;
+		}
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(p[0]);
+			grow_warm_child(spares, p[1]);
+		}
+		close(p[1]);
+		ok = pid > 0 && read(p[0], res, sizeof res) == (ssize_t)sizeof res;
+		close(p[0]);
+		ok &= pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		if (spares)
+			tap_ok(ok && res[0] == 0 && res[1] == 8,
+			       "grow warm: with spare chunks, 8 pages read twice: %lld evictions, %lld reads below", res[0],
+			       res[1]);
+		else
+			tap_ok(ok && res[0] > 0 && res[1] > 8,
+			       "grow warm: in a new process, clean pages reused: %lld evictions, %lld reads below", res[0],
+			       res[1]);
+	}
 }
 
 /* A file written from start to end, 8 MiB in 64 KiB pieces through a
@@ -517,6 +597,7 @@ int main(void)
 	test_sieve();
 	test_loops();
 	test_grow();
+	test_grow_warm();
 	test_write_reuse();
 	test_memory_line();
 	test_sieve_existing(0);

@@ -84,6 +84,16 @@ char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
 	return ffio_buf_alloc(c->conf.page, BLOCK);
 }
 
+/* Would a new page's buffer be memory touched before: a freed carved one,
+ * the rest of a chunk used before, or a spare chunk of a closed cache?
+ * Then a new page costs no fresh faults (see cache_pg_new). */
+int cache_buf_warm(const struct cache *c)
+{
+	if (c->bufs.free_bufs || (c->bufs.carve_left >= c->conf.page && !c->bufs.carve_fresh))
+		return 1;
+	return c->bufs.carve_left < c->conf.page && huge_ok(c) && ffio_chunk_spare();
+}
+
 /* Give p's buffer back (carved ones stay with the cache until release). */
 void cache_buf_put(struct cache *c, struct cpage *p)
 {

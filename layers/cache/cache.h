@@ -488,6 +488,7 @@ int cache_pg_new(struct cache *c, int64_t pno, struct cpage **out);
 /* buffer.c */
 char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh);
 void cache_buf_put(struct cache *c, struct cpage *p);
+int cache_buf_warm(const struct cache *c);
 void cache_bufs_release(struct cache *c);
 int cache_get_scratch(struct cache *c);
 
