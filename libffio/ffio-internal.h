@@ -381,13 +381,17 @@ static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_
 	return r > 0 ? r : ffio_ofd_pwritev(o, &(struct iovec){(void *)buf, n}, 1, off);
 }
 
-/* An absolute seek within the kernel's limits sets the position, which is
- * all do_seek would do. */
+/* An absolute seek within the kernel's limits sets the position, and a
+ * relative one by 0 (where am I? netCDF asks before each read) returns
+ * it, which is all do_seek would do. */
 static inline off_t ffio_ofd_lseek(struct ffio_ofd *o, off_t off, int whence)
 {
-	if (whence == SEEK_SET && off >= 0 && off <= o->file->max_pos && __libc_single_threaded &&
-	    !o->file->through)
-		return o->pos = off;
+	if (__libc_single_threaded && !o->file->through) {
+		if (whence == SEEK_SET && off >= 0 && off <= o->file->max_pos)
+			return o->pos = off;
+		if (whence == SEEK_CUR && off == 0)
+			return o->pos;
+	}
 	return ffio_ofd_seek(o, off, whence);
 }
 
