@@ -45,6 +45,7 @@ static const struct spec { const char *text; size_t page; int pages; } specs[] =
 };
 #define NSPECS (int)(sizeof specs / sizeof specs[0])
 #define MAXREC 8300 /* the largest record drawn */
+#define BUFLEN (HIT_MAX + 1 > MAXREC ? HIT_MAX + 1 : MAXREC) /* and the white box's largest call */
 
 static char dir[PATH_MAX / 2], pm[PATH_MAX], pk[PATH_MAX];
 static const struct spec *sp;
@@ -53,7 +54,7 @@ static uint64_t seed0; /* the seed given */
 static long ncalls, nhits, hits_by[2]; /* hits in a run; in all, by the POSIX wrappers and ff* */
 static int threaded; /* part 3: a second thread is alive */
 static char bad[600], cur[120]; /* the first difference; the call being made */
-static unsigned char wb[MAXREC], rb[2][MAXREC];
+static unsigned char wb[BUFLEN], rb[2][BUFLEN];
 
 /* The results of the call being made; the first difference is kept. */
 static void agree(const char *what, long long a, int ea, long long b, int eb)
@@ -677,8 +678,8 @@ static void white_box_plain(void)
 	wcase(1, HIT, 8, 400, "after it (4 of 4)");
 	wcase(1, THEN_FULL, 8, 500, "a fifth extent (the array is full)");
 	wcase(1, HIT, 8, 600, "a sixth extent, in the grown array");
-	wcase(1, REFUSE, 4097, 604, "4097 bytes");
-	wcase(1, HIT, 4096, 604, "4096 bytes");
+	wcase(1, REFUSE, HIT_MAX + 1, 8192, "HIT_MAX + 1 bytes");
+	wcase(1, HIT, HIT_MAX, 8192, "HIT_MAX bytes");
 	POKE(ca->pages.lru.prev->inflight, 1, 1, 700, "a page in flight");
 	POKE(ca->pages.lru.prev->reading, 1, 1, 700, "a page being read");
 	POKE(ca->async.nreq, 1, 1, 700, "with requests in flight");
@@ -694,8 +695,8 @@ static void white_box_plain(void)
 	ca->pages.lru.prev->ra = cb->pages.lru.prev->ra = 1; /* (set by hand, on both) */
 	wcase(0, HIT, 8, 104, "of a page read ahead, not used yet");
 	tap_ok(!ca->pages.lru.prev->ra && ca->stats.ra_used == 1, "the hit used the read-ahead page");
-	wcase(0, REFUSE, 4097, 100, "4097 bytes");
-	wcase(0, HIT, 4096, 100, "4096 bytes");
+	wcase(0, REFUSE, HIT_MAX + 1, 100, "HIT_MAX + 1 bytes");
+	wcase(0, HIT, HIT_MAX, 100, "HIT_MAX bytes");
 	POKE(ca->pages.lru.prev->reading, 1, 0, 100, "a page being read");
 	POKE(ca->size.below_known, 0, 0, 100, "with the size below unknown");
 	POKE(ca->pages.pool->starved, 1, 0, 100, "with the pool starved");

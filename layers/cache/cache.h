@@ -424,8 +424,9 @@ static inline int aligned(const struct cache *c, const void *buf, size_t n, off_
 }
 
 /* The hit path (write_hit, read_hit) takes calls up to this size: beyond
- * it the copy costs more than the full path's checks. */
-#define HIT_MAX ((size_t)4096)
+ * it the copy costs more than the full path's checks.  netCDF reads and
+ * writes 8 KiB windows (its block, twice the file system's). */
+#define HIT_MAX ((size_t)32 << 10)
 
 /* Copy a small record: up to 16 bytes inline, where a call into the C
  * library's memcpy costs more than the copy (25 instructions for 8 bytes,
