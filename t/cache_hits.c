@@ -823,15 +823,10 @@ static void *waiter(void *arg)
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
 	pthread_t t;
 
 	seed0 = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261201;
-	snprintf(dir, sizeof dir, "%s/ffio-cache-hits-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		printf("Bail out! mkdtemp %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
+	tap_tmpdir(dir, sizeof dir, "ffio-cache-hits");
 	snprintf(pm, sizeof pm, "%s/managed", dir);
 	snprintf(pk, sizeof pk, "%s/twin", dir);
 	if (!__libc_single_threaded) {

@@ -218,14 +218,9 @@ out:
 
 int main(int argc, char **argv)
 {
-	const char *tmp = getenv("TMPDIR");
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261201;
 
-	snprintf(dir, sizeof dir, "%s/ffio-ra-steady-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		printf("Bail out! mkdtemp %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
+	tap_tmpdir(dir, sizeof dir, "ffio-ra-steady");
 	snprintf(pa, sizeof pa, "%s/a", dir);
 	snprintf(pb, sizeof pb, "%s/b", dir);
 	snprintf(pk, sizeof pk, "%s/k", dir);

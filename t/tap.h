@@ -7,6 +7,7 @@
 #ifndef FFIO_TAP_H
 #define FFIO_TAP_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,6 +103,18 @@ static inline int tap_done(void)
 		return 1;
 	}
 	return tap_failed ? 1 : 0;
+}
+
+/* A new directory NAME-XXXXXX under $TMPDIR (else /tmp), its path in dir;
+ * the test bails out when it cannot be made. */
+static inline void tap_tmpdir(char *dir, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, size, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
 }
 
 #endif
