@@ -99,6 +99,61 @@ int cache_pg_load(struct cache *c, struct cpage *p)
 	return 0;
 }
 
+/* Fetch [lo, hi) of page p from below into its buffer, the file's size
+ * below then size: bytes past it are zeros without a request. */
+static int load_gap(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t size)
+{
+	off_t start = pg_start(c, p->pno);
+	uint32_t end = start + (off_t)hi <= size ? hi : start + (off_t)lo < size ? (uint32_t)(size - start) : lo;
+	size_t got = 0;
+	int err;
+
+	if (end > lo) {
+		struct iovec iov = {p->data + lo, end - lo};
+		if ((err = cache_below_readv(c, &iov, 1, start + lo, &got)) < 0)
+			return err;
+		if (start + lo + (off_t)got > c->size.below)
+			c->size.below = start + lo + (off_t)got;
+	}
+	memset(p->data + lo + got, 0, hi - lo - got);
+	return 0;
+}
+
+/* Make p known (no dirty bytes) by fetching only the gaps between its
+ * valid ranges, a request each, not the whole page again: for a file the
+ * kernel serves from memory (not from the device: cache_note_load), where
+ * a request costs a system call and the bytes fetched again cost their
+ * copy.  The netCDF tile + record program reads its tiles side by side:
+ * the first tile's runs leave a few ranges in each page, and the next
+ * tile's runs go on from them (cache_run_load). */
+int cache_pg_fill(struct cache *c, struct cpage *p)
+{
+	struct cext have[MAX_VALID];
+	off_t size;
+	int n, err;
+
+	if ((err = cache_pg_wait(c, p)) < 0 || (err = disk_size(c, &size)) < 0)
+		return err;
+	if (p->known)
+		return 0;
+	if (!c->conf.can_read)
+		return -EBADF;
+	cache_kernel_readahead_arm(c);
+	n = p->nvalid;
+	memcpy(have, p->valid, (size_t)n * sizeof *have);
+	uint32_t at = 0;
+	for (int i = 0; i <= n; i++) {
+		uint32_t end = i < n ? have[i].lo : (uint32_t)c->conf.page;
+		if (end > at && (err = load_gap(c, p, at, end, size)) < 0)
+			return err;
+		if (i < n)
+			at = have[i].hi;
+	}
+	p->known = 1;
+	p->nvalid = 0;
+	return 0;
+}
+
 /* Read the absent pages pnos[0..n) (ascending) into new pages; adjacent
  * ones in one request.  Stops quietly when no page can be had. */
 int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra)

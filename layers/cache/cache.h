@@ -517,6 +517,7 @@ int cache_below_readv(struct cache *c, struct iovec *iov, int cnt, off_t off, si
 int cache_pg_load(struct cache *c, struct cpage *p);
 int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra);
 int cache_pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi);
+int cache_pg_fill(struct cache *c, struct cpage *p);
 
 /* flush.c */
 int cache_flush_set(struct cache *c, struct cpage **set, size_t n);
