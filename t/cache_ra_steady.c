@@ -1,11 +1,12 @@
 /* t/cache_ra_steady.c -- the read-ahead's steady stride (cache_ra_steady:
- * a strided read whose read-ahead would only find the same probe page
- * records itself in a few stores) leaves the cache exactly as the full
- * read-ahead (cache_read_ahead) leaves it.
+ * a strided read whose read-ahead would only find the same probe page,
+ * or a sequential one over a synchronous stack, records itself in a few
+ * stores) leaves the cache exactly as the full read-ahead
+ * (cache_read_ahead) leaves it.
  *
  * Two managed files, A and B, and a kernel twin K get the same calls: a
- * seeded mix of strided reads (several strides and lengths, some crossing
- * pages, some past the end), writes that grow the file or land in pages
+ * seeded mix of strided and sequential reads (several strides and
+ * lengths, some crossing pages, some past the end), writes that grow the file or land in pages
  * ahead, truncation, fsync, reads around the cache, and writes far away
  * that evict pages while a stride holds.  Before each call on B its steady
  * state is cleared, so that B always takes the full read-ahead.  After
@@ -176,10 +177,12 @@ static void run(const char *spec, uint64_t seed, int from_device)
 	for (long i = 0; i < CALLS && !bad[0];) {
 		int what = (int)rnd(10);
 		if (what < 6) { /* a spell of strided reads */
-			int shape = (int)rnd(6);
+			int shape = (int)rnd(8);
 			off_t stride = shape == 0 ? (off_t)page : shape == 1 ? (off_t)page / 3 : (off_t)16 << rnd(8);
 			stride += rnd(4) == 0 ? rnd(8) : 0;
 			size_t n = (size_t)(1 + rnd(stride < MAXREC ? stride : MAXREC));
+			if (shape == 7) /* sequential */
+				stride = (off_t)n;
 			off_t off = rnd(span + (off_t)page);
 			int kind = (int)rnd(2), len = (int)(50 + rnd(400));
 			int turn = (int)rnd(2 * len); /* where the length changes, if it does */

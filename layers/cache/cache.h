@@ -165,16 +165,17 @@ struct cache_ra {
 	int kernel_armed;            /* turn it off before the first page or record is read */
 	int slow_loads;              /* loads in a row slower than memory (cache_note_load) */
 	int from_device;             /* two of them: the file comes from the device (sticky) */
-	off_t steady_end;            /* 0, or a steady stride holds up to here (cache_ra_steady) */
+	off_t steady_end;            /* 0, or a steady pattern holds up to here (cache_ra_steady) */
 	uint64_t steady_removed;     /* pages.removed when steady_end was set */
 	off_t steady_size;           /* and the logical size at most this */
+	off_t steady_step;           /* from one read to the next: the stride, or the length */
 };
 
 /* Runs: sequential reads that jump ahead now and then (see cache_ra_runs;
  * readahead.c). */
 struct cache_run {
 	off_t start;                 /* where the current run began */
-	int reads;                   /* reads in it so far */
+	long reads;                  /* reads in it so far */
 	off_t len, prev_len;         /* the last two runs' lengths (0: none, or one read) */
 	off_t stride;                /* from the last run's start to this one's */
 	off_t advised;               /* runs starting before this offset were advised */
@@ -320,23 +321,29 @@ static inline struct cpage *pg_find(struct cache *c, int64_t pno)
 }
 
 /* A read at off of n bytes, the file's logical size then size, that keeps
- * a steady stride (the same length, the same distance, no run, the
- * kernel's read-ahead decided) while the page the read-ahead would probe
- * next is the one found there before (no page has left the cache since)
- * or still past the end: cache_read_ahead would only record it.  Record
- * it so and say 1; else 0, nothing changed.  steady_end is set by
- * cache_read_ahead only, and cleared by any change it does not see
- * (cache_ra_forget, cache_around_ahead). */
+ * a steady pattern: the same length at the same distance (the stride, or
+ * the length: sequential), no run, the kernel's read-ahead decided, while
+ * the page the read-ahead would probe next is the one found there before
+ * (no page has left the cache since) or still past the end, or, reading
+ * sequentially over a synchronous stack, the kernel reads ahead:
+ * cache_read_ahead would only record it.  Record it so and say 1; else 0,
+ * nothing changed.  steady_end is set by cache_read_ahead only, and
+ * cleared by any change it does not see (cache_ra_forget,
+ * cache_around_ahead). */
 static inline int cache_ra_steady(struct cache *c, off_t off, size_t n, off_t size)
 {
-	if ((uint64_t)off + (uint64_t)c->ra.stride >= (uint64_t)c->ra.steady_end || /* none: 0 */
-	    off - c->ra.last_off != c->ra.stride || n != c->ra.last_len || c->pages.removed != c->ra.steady_removed ||
+	if ((uint64_t)off + (uint64_t)c->ra.steady_step >= (uint64_t)c->ra.steady_end || /* none: 0 */
+	    off - c->ra.last_off != c->ra.steady_step || n != c->ra.last_len || c->pages.removed != c->ra.steady_removed ||
 	    size > c->ra.steady_size)
 		return 0;
-	c->run.prev_len = c->run.len;
-	c->run.len = 0;
-	c->run.stride = off - c->run.start;
-	c->run.start = off;
+	if (c->ra.stride) { /* each read a run of its own */
+		c->run.prev_len = c->run.len;
+		c->run.len = 0;
+		c->run.stride = off - c->run.start;
+		c->run.start = off;
+	} else {
+		c->run.reads++;
+	}
 	c->ra.hits++;
 	c->ra.last_off = off;
 	return 1;

@@ -337,6 +337,7 @@ static void ra_steady_note(struct cache *c, size_t n, off_t next, off_t size_max
 		c->ra.steady_end = pg_start(c, next / (off_t)c->conf.page) + (off_t)c->conf.page;
 		c->ra.steady_removed = c->pages.removed;
 		c->ra.steady_size = size_max;
+		c->ra.steady_step = c->ra.stride;
 	}
 }
 
@@ -372,8 +373,16 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 	if (c->ra.hits < 1)
 		return;
 	kernel_readahead(c, c->ra.stride == 0);
-	if (c->ra.stride == 0 && !c->async.below && !c->ra.kernel_off && !c->ra.no_advise)
-		return; /* sequential over a synchronous stack: the kernel reads ahead, pages load on demand */
+	if (c->ra.stride == 0 && !c->async.below && !c->ra.kernel_off && !c->ra.no_advise) {
+		/* sequential over a synchronous stack: the kernel reads ahead,
+		 * pages load on demand; so for every read that continues this
+		 * one with as many bytes (cache_ra_steady) */
+		c->ra.steady_end = INT64_MAX;
+		c->ra.steady_removed = c->pages.removed;
+		c->ra.steady_size = INT64_MAX;
+		c->ra.steady_step = (off_t)n;
+		return;
+	}
 	off_t next = c->ra.stride ? off + c->ra.stride : off + (off_t)n;
 	step = c->ra.stride ? c->ra.stride : (off_t)c->conf.page;
 	int window = c->conf.ahead;
