@@ -199,12 +199,25 @@ else
 	# In WAL mode the writers meet in the -wal file, guarded by locks on
 	# the -shm file, not on it: the -wal file is left uncached (cached, the
 	# second writer gets SQLITE_IOERR on every insert, on a local disk too).
+	# The -shm file is mmap'ed by both writers; the first extends it with
+	# one-byte writes at each page's end.  With the volume's write-behind
+	# and md-cache (stat-prefetch) both on, the FUSE client may answer a
+	# size request with a size those writes have not reached yet, the kernel
+	# then cuts the file (and both mappings) to it, and both writers die of
+	# SIGBUS at their first insert: 3 runs in 140 without ffio, 2 in 340
+	# with it, 0 in 200 with write-behind off (gluster's own advice for
+	# programs that share a file through locks, its samba group).  So the
+	# WAL case runs with performance.write-behind off.
 	rows=100
 	s=$(date +%s)
 	for c in "delete|*.db(event.summary, cache:1m:16:2) *.db-journal(cache:1m:16:2)" \
 		"delete|*.db(event.summary, cache:1m:16:2, uring:64) *.db-journal(cache:1m:16:2, uring:64)" \
 		"wal|*.db(event.summary, cache:1m:16:2)"; do
 		mode=${c%%|*} opts=${c#*|}
+		if [ "$mode" = wal ]; then
+			sh "$vol" set "$mnt" performance.write-behind off >>"$tmp/set.log" 2>&1
+			ok $? "the volume runs without client-side write-behind for SQLite's WAL mode (the -shm file is mmap'ed)"
+		fi
 		d=$mnt/sqlite
 		rm -rf "$d"
 		mkdir -p "$d"
