@@ -24,11 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "ffio.h"
 #include "cache.h"
+#include "fake_clock.h"
 #include "rng.h"
 #include "tap.h"
 
@@ -132,19 +132,6 @@ static void call(int kind, off_t off, size_t n, long i)
 			 kind, n, (long long)off, d, r[0], r[1], r[2]);
 }
 
-/* ffio's clock (ffio_now_ns), in this program: 1 us a reading.  No load
- * looks slow, so the cache's verdict on the device (cache_note_load) is
- * the test's (fix_device), not the machine's, and the same for A and B. */
-int clock_gettime(clockid_t id, struct timespec *ts)
-{
-	static uint64_t us;
-	(void)id;
-	us++;
-	ts->tv_sec = (time_t)(us / 1000000);
-	ts->tv_nsec = (long)(us % 1000000) * 1000;
-	return 0;
-}
-
 /* The file comes from the device, or not, for both caches. */
 static void fix_device(int from_device)
 {
@@ -223,6 +210,7 @@ int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261201;
 
+	fake_clock = 1; /* the device's verdict is the test's (fix_device), the same for A and B */
 	tap_tmpdir(dir, sizeof dir, "ffio-ra-steady");
 	snprintf(pa, sizeof pa, "%s/a", dir);
 	snprintf(pb, sizeof pb, "%s/b", dir);

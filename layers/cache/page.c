@@ -227,7 +227,7 @@ static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh,
 	*fresh = 0;
 	cache_ghost_note(c, pno);
 	struct cpage *v;
-	if (c->pages.npages >= c->evict.grow_limit && !(reading && cache_buf_warm(c)) &&
+	if (c->pages.npages >= c->evict.grow_limit && !(reading && c->ra.from_device && cache_buf_warm(c)) &&
 	    (v = reading ? cache_clean_victim(c, 1) : cache_write_victim(c))) {
 		pg_reuse(c, v, pno);
 		*out = v;
@@ -281,13 +281,18 @@ int cache_pg_new_fresh(struct cache *c, int64_t pno, struct cpage **out, int *fr
 }
 
 /* A page to read into: a clean one is reused before the cache grows
- * (cache_ghost_note says when it grows), unless the new page's memory was
- * touched before (cache_buf_warm): the limit on growth spares a program
- * fresh faults for pages it uses once, and a warm page costs none.  The
- * netCDF tile + record program's read, in the process that wrote the
- * file (its cache's chunks spare), evicted 12 pages of a 14-page file and
- * loaded them again: 130 requests and 22.9 MB for 14.6 MB; 75 and 18.4 MB
- * so (over delay:200us:1g, 54 ms -> 39 ms). */
+ * (cache_ghost_note says when it grows), unless loads are slow (the file
+ * comes from the device or the network: cache_note_load) and the new
+ * page's memory was touched before (cache_buf_warm).  The limit on growth
+ * spares a program fresh faults for pages it uses once, and a warm page
+ * costs none; but a reused page is also one the processor's caches still
+ * hold, where a warm one long unused is not: 8-byte records 64 bytes
+ * apart read back through cache.sieve:1m:16:2 took 8% longer with every
+ * page new (bench/strided).  So only where a page given up costs a slow
+ * load again: the netCDF tile + record program's read over
+ * delay:200us:1g, in the process that wrote the file (its cache's chunks
+ * spare), evicted 12 pages of a 14-page file and loaded them again, 130
+ * requests and 22.9 MB for 14.6 MB; 75 and 18.4 MB so, 54 ms -> 39 ms. */
 int cache_pg_new(struct cache *c, int64_t pno, struct cpage **out)
 {
 	int fresh;
