@@ -66,8 +66,8 @@ static const char *differ(const struct cache *a, const struct cache *b)
 		if (p->pno != q->pno)
 			return "the pages in LRU order";
 		if (p->known != q->known || p->ra != q->ra || p->reading != q->reading || p->nvalid != q->nvalid ||
-		    p->next_ext != q->next_ext || memcmp(p->valid, q->valid, sizeof p->valid) != 0 ||
-		    memcmp(p->ext, q->ext, p->next_ext * sizeof *p->ext) != 0)
+		    p->next_ext != q->next_ext || memcmp(p->valid, q->valid, p->nvalid * sizeof *p->valid) != 0 ||
+		    (p->next_ext && memcmp(p->ext, q->ext, p->next_ext * sizeof *p->ext) != 0))
 			return "a page's state";
 	}
 	return p == &a->pages.lru && q == &b->pages.lru ? NULL : "the number of pages";
