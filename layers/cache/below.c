@@ -119,18 +119,23 @@ static int load_gap(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, 
 	return 0;
 }
 
-/* Make p known (no dirty bytes) by fetching only the gaps between its
- * valid ranges, a request each, not the whole page again: for a file the
- * kernel serves from memory (not from the device: cache_note_load), where
- * a request costs a system call and the bytes fetched again cost their
- * copy.  The netCDF tile + record program reads its tiles side by side:
- * the first tile's runs leave a few ranges in each page, and the next
- * tile's runs go on from them (cache_run_load). */
+/* Make p known.  A page with valid ranges and no dirty bytes, of a file
+ * the kernel serves from memory (not from the device: cache_note_load),
+ * fetches only the gaps between its ranges, a request each, not the whole
+ * page again: there a request costs a system call and the bytes fetched
+ * again cost their copy.  Any other page is loaded whole (cache_pg_load):
+ * from the device a request costs more than the bytes.  The netCDF tile +
+ * record program reads its tiles side by side: the first tile's runs
+ * leave a few ranges in each page, and the next tile's runs go on from
+ * them (cache_run_load). */
 int cache_pg_fill(struct cache *c, struct cpage *p)
 {
 	struct cext have[MAX_VALID];
 	off_t size;
 	int n, err;
+
+	if (p->next_ext || !p->nvalid || c->ra.from_device)
+		return cache_pg_load(c, p);
 
 	if ((err = cache_pg_wait(c, p)) < 0 || (err = disk_size(c, &size)) < 0)
 		return err;

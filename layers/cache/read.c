@@ -123,8 +123,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 				err = cache_pg_load_range(c, p, lo, hi);
 			else {
 				uint64_t t0 = ffio_now_ns();
-				if ((err = !p->next_ext && p->nvalid && !c->ra.from_device ? cache_pg_fill(c, p)
-											: cache_pg_load(c, p)) == 0)
+				if ((err = cache_pg_fill(c, p)) == 0)
 					cache_note_load(c, (off_t)c->conf.page, t0);
 			}
 			if (err < 0)

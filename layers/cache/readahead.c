@@ -467,8 +467,6 @@ int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, o
 		return 0; /* arrived while waiting */
 	if (at >= 0 && ps + (off_t)p->valid[at].lo < start) { /* this run goes on from an earlier one's bytes: */
 		uint64_t t0 = ffio_now_ns();                 /* all of the page is wanted */
-		if (c->ra.from_device)
-			return cache_pg_load(c, p);
 		if ((err = cache_pg_fill(c, p)) == 0)
 			cache_note_load(c, (off_t)c->conf.page, t0);
 		return err;
