@@ -677,6 +677,7 @@ void ffio_exit_all(void)
 		if (err < 0 || f->error)
 			ffio_log("%s: data written through ffio could not be flushed at exit: %s",
 				 f->path, strerror(-(err < 0 ? err : f->error)));
+		f->stack_calls++; /* see stack.c's entered() */
 		for (struct ffio_layer *l = f->top; l; l = l->below)
 			if (l->ops->atexit)
 				l->ops->atexit(l);

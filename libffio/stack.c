@@ -8,10 +8,19 @@
 #include <string.h>
 #include "ffio-internal.h"
 
+/* Every call into a stack passes here (or through the few direct calls of
+ * ofd.c and file.c, which count too): the file's stack_calls moves on. */
+static inline struct ffio_layer *entered(struct ffio_layer *x)
+{
+	if (x)
+		x->file->stack_calls++;
+	return x;
+}
+
 /* The first layer at or below x whose method m is set, or NULL. */
 #define FIND(x, m)                                \
 	({                                        \
-		struct ffio_layer *f_ = (x);      \
+		struct ffio_layer *f_ = entered(x); \
 		while (f_ && !f_->ops->m)         \
 			f_ = f_->below;           \
 		f_;                               \
@@ -36,7 +45,7 @@ static ssize_t layer_rwv(struct ffio_layer *x, int write, const struct iovec *io
 {
 	ssize_t total = 0;
 
-	for (; x; x = x->below) {
+	for (x = entered(x); x; x = x->below) {
 		if (write ? x->ops->pwritev != NULL : x->ops->preadv != NULL)
 			return write ? x->ops->pwritev(x, iov, iovcnt, off) : x->ops->preadv(x, iov, iovcnt, off);
 		if (write ? x->ops->pwrite != NULL : x->ops->pread != NULL)
@@ -68,7 +77,7 @@ static ssize_t layer_pwritev(struct ffio_layer *x, const struct iovec *iov, int 
 
 static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 {
-	for (; x; x = x->below) {
+	for (x = entered(x); x; x = x->below) {
 		if (x->ops->pread)
 			return x->ops->pread(x, buf, n, off);
 		if (x->ops->preadv) {
@@ -81,7 +90,7 @@ static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 
 static ssize_t layer_pwrite(struct ffio_layer *x, const void *buf, size_t n, off_t off)
 {
-	for (; x; x = x->below) {
+	for (x = entered(x); x; x = x->below) {
 		if (x->ops->pwrite)
 			return x->ops->pwrite(x, buf, n, off);
 		if (x->ops->pwritev) {
