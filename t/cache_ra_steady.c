@@ -15,6 +15,12 @@
  * pattern, the runs, the counters, the pages in LRU order and what each
  * holds).  The steady path must have been taken, and over every spec.
  *
+ * The armed read (struct cache_hot: the next read of a steady pattern,
+ * its hit path's tests passed in advance) is A's too, B never takes it;
+ * bytes written over a spell's first reads before it (the page may then
+ * hold only them), writes of a few bytes over the next reads, truncation just past the
+ * next read or in it, and fsync come between the reads of a spell.
+ *
  * Usage: cache_ra_steady [SEED] */
 #include "config.h"
 #include <errno.h>
@@ -83,7 +89,14 @@ static int steady_next(const struct cache *c, off_t off, size_t n)
 	return c->size.below_known && cache_ra_steady(&copy, off, n, size);
 }
 
-static long steady_taken;
+static long steady_taken, hot_taken;
+
+/* Would A's next read of n bytes at off be the armed one (cache_hot)? */
+static int hot_next(const struct cache *c, off_t off, size_t n)
+{
+	return off == c->hot.off && n == c->hot.len && c->hot.calls == c->base.file->stack_calls &&
+	       !c->pages.pool->starved;
+}
 
 /* One call on A, B and K: kind 0 pread, 1 lseek+read, 2 pwrite, 3
  * ftruncate, 4 fsync, 5 a read around the cache (two pages).  Results,
@@ -96,9 +109,12 @@ static void call(int kind, off_t off, size_t n, long i)
 
 	if (bad[0])
 		return;
-	if (kind == 0 || kind == 1)
+	if (kind == 0 || kind == 1) {
 		steady_taken += steady_next(cache_of(A), off, n);
-	cache_of(B)->ra.steady_end = 0; /* B: the full read-ahead, always */
+		hot_taken += hot_next(cache_of(A), off, n);
+	}
+	cache_of(B)->ra.steady_end = 0; /* B: the full read-ahead, always, */
+	cache_of(B)->hot.off = -1;      /* and the hit path's tests */
 	for (int k = 0; k < 3; k++) {
 		errno = 0;
 		switch (kind) {
@@ -144,7 +160,7 @@ static void fix_device(int from_device)
  * of one pattern each. */
 static void run(const char *spec, uint64_t seed, int from_device)
 {
-	long s0 = steady_taken;
+	long s0 = steady_taken, h0 = hot_taken;
 
 	bad[0] = 0;
 	rs = seed;
@@ -173,6 +189,8 @@ static void run(const char *spec, uint64_t seed, int from_device)
 			off_t off = rnd(span + (off_t)page);
 			int kind = (int)rnd(2), len = (int)(50 + rnd(400));
 			int turn = (int)rnd(2 * len); /* where the length changes, if it does */
+			if (rnd(3) == 0) /* bytes written over the spell's first reads: a page held in part */
+				call(2, off + (off_t)rnd((size_t)stride), (size_t)(stride < 4096 ? stride : 4096) * (1 + rnd(12)), i);
 			for (int k = 0; k < len && i < CALLS && !bad[0]; k++, i++, off += stride) {
 				if (k == turn) /* to the stride (a run from the next read on), or another */
 					n = rnd(2) && stride <= MAXREC ? (size_t)stride : (size_t)(1 + rnd(MAXREC));
@@ -181,6 +199,12 @@ static void run(const char *spec, uint64_t seed, int from_device)
 					call(2, span + 4 * (off_t)page + rnd(8 * (off_t)page), MAXREC, i);
 				if (rnd(300) == 0) /* or one in the pages ahead */
 					call(2, off + (off_t)page + rnd((off_t)page), 1 + (size_t)rnd(MAXREC), i);
+				if (rnd(100) == 0) /* or a few bytes over the next reads */
+					call(2, off + rnd(4 * stride), 1 + (size_t)rnd(16), i);
+				if (rnd(200) == 0) /* the file cut short just past the next read, or in it */
+					call(3, off + stride + (off_t)rnd(2 * n + 2), 0, i);
+				if (rnd(200) == 0) /* or synced: the pages dropped */
+					call(4, 0, 0, i);
 			}
 		} else if (what == 6) { /* the file grows (past a probe at the end, too) */
 			call(2, span + rnd((off_t)page), (size_t)(1 + rnd(MAXREC)), i++);
@@ -196,6 +220,8 @@ static void run(const char *spec, uint64_t seed, int from_device)
 	       from_device ? ", from the device" : "", CALLS, bad[0] ? ": " : "", bad);
 	tap_ok(steady_taken - s0 >= 50, "%s%s: %ld reads took the steady path", spec,
 	       from_device ? ", from the device" : "", steady_taken - s0);
+	tap_ok(hot_taken - h0 >= 50, "%s%s: %ld reads were the armed one", spec,
+	       from_device ? ", from the device" : "", hot_taken - h0);
 out:
 	if (A >= 0)
 		ffclose(A);

@@ -171,6 +171,22 @@ struct cache_ra {
 	off_t steady_step;           /* from one read to the next: the stride, or the length */
 };
 
+/* The next read of a steady pattern, known before it comes (read.c's
+ * read_hot): a read hit arms it when the same length one step on would
+ * also be a hit that keeps the pattern (cache_ra_steady), every test of
+ * the hit path passed for it in advance.  It holds while no other call
+ * enters the stack (ffio_file.stack_calls) and the shared pool is not
+ * starved.  calloc's zeros: none. */
+struct cache_hot {
+	off_t off;                   /* where that read is, or -1 (len 0: never armed) */
+	size_t len;                  /* its length */
+	off_t step;                  /* from it to the one after */
+	off_t last;                  /* reads starting up to here pass the tests too */
+	unsigned long calls;         /* the file's stack_calls when armed */
+	const char *data;            /* the page's bytes */
+	off_t start;                 /* the page's first offset */
+};
+
 /* Runs: sequential reads that jump ahead now and then (see cache_ra_runs;
  * readahead.c). */
 struct cache_run {
@@ -229,6 +245,7 @@ struct cache {
 	struct cache_bufs bufs;
 	struct cache_size size;
 	struct cache_ra ra;
+	struct cache_hot hot;
 	struct cache_run run;
 	struct cache_evict evict;
 	struct cache_async async;
@@ -261,8 +278,8 @@ static inline int is_sieve(const struct cache *c)
 	return (c->conf.flags & FFIO_CACHE_SIEVE) || (c->base.file->glue_flags & FFIO_FILE_SIEVE);
 }
 
-/* Is [lo, hi) inside one dirty extent? */
-static inline int ext_covers(const struct cpage *p, uint32_t lo, uint32_t hi)
+/* The first dirty extent that ends after lo (next_ext: none). */
+static inline uint32_t ext_after(const struct cpage *p, uint32_t lo)
 {
 	uint32_t a = 0, b = p->next_ext;
 	while (a < b) {
@@ -272,6 +289,13 @@ static inline int ext_covers(const struct cpage *p, uint32_t lo, uint32_t hi)
 		else
 			b = m;
 	}
+	return a;
+}
+
+/* Is [lo, hi) inside one dirty extent? */
+static inline int ext_covers(const struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	uint32_t a = ext_after(p, lo);
 	return a < p->next_ext && p->ext[a].lo <= lo && p->ext[a].hi >= hi;
 }
 
@@ -320,6 +344,21 @@ static inline struct cpage *pg_find(struct cache *c, int64_t pno)
 	return NULL;
 }
 
+/* What a read at off that keeps the steady pattern changes (see below). */
+static inline void cache_ra_keep(struct cache *c, off_t off)
+{
+	if (c->ra.stride) { /* each read a run of its own */
+		c->run.prev_len = c->run.len;
+		c->run.len = 0;
+		c->run.stride = off - c->run.start;
+		c->run.start = off;
+	} else {
+		c->run.reads++;
+	}
+	c->ra.hits++;
+	c->ra.last_off = off;
+}
+
 /* A read at off of n bytes, the file's logical size then size, that keeps
  * a steady pattern: the same length at the same distance (the stride, or
  * the length: sequential), no run, the kernel's read-ahead decided, while
@@ -336,16 +375,7 @@ static inline int cache_ra_steady(struct cache *c, off_t off, size_t n, off_t si
 	    off - c->ra.last_off != c->ra.steady_step || n != c->ra.last_len || c->pages.removed != c->ra.steady_removed ||
 	    size > c->ra.steady_size)
 		return 0;
-	if (c->ra.stride) { /* each read a run of its own */
-		c->run.prev_len = c->run.len;
-		c->run.len = 0;
-		c->run.stride = off - c->run.start;
-		c->run.start = off;
-	} else {
-		c->run.reads++;
-	}
-	c->ra.hits++;
-	c->ra.last_off = off;
+	cache_ra_keep(c, off);
 	return 1;
 }
 
