@@ -231,7 +231,7 @@ struct cache_big {
 /* Counters, reported at close (.diag) and by ffgetstats (cache.c); each
  * counted where its event happens. */
 struct cache_stats {
-	uint64_t n_read, b_read, n_write, b_write;
+	uint64_t n_read, n_write, b_read, b_write; /* not pairwise: two counts of a call, one add each */
 	uint64_t hits, misses, ra_used, ra_wasted, ra_advice, run_loads;
 	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
 	uint64_t ev_clean, ev_complete, ev_gaps, bypass, ev_loop;
