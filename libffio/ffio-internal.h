@@ -328,11 +328,30 @@ static inline int ffio_ofd_within(const struct ffio_ofd *o, size_t n, off_t at)
 	return at < o->file->max_pos && n <= (size_t)(o->file->max_pos - at);
 }
 
+/* Might the kernel refuse the n bytes at buf (EFAULT, or a short count)?
+ * Yes for a range that starts in the lowest 64 KiB (below
+ * vm.mmap_min_addr's default) or ends past the first 2^47 bytes less a page
+ * (user space on x86-64 with four-level page tables, where access_ok
+ * ends), or wraps; with no bytes, for an address past that end (access_ok
+ * looks at it even then).  Generous on purpose: the kernel makes such a
+ * call itself (ofd.c), so it gets the kernel's answer whatever the
+ * machine.  Buffers that are valid at their start and unmapped further on
+ * are not seen here (ffio(7), SEMANTICS). */
+#define FFIO_USER_LO ((uintptr_t)1 << 16)
+#define FFIO_USER_HI (((uintptr_t)1 << 47) - 4096)
+static inline int ffio_user_range_odd(const void *buf, size_t n)
+{
+	uintptr_t a = (uintptr_t)buf - FFIO_USER_LO;
+	if (a < FFIO_USER_HI - FFIO_USER_LO)
+		return n > FFIO_USER_HI - FFIO_USER_LO - a;
+	return n > 0 || (uintptr_t)buf >= FFIO_USER_HI;
+}
+
 static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 0);
 	ssize_t r = 0;
-	if (t && t->ops->read_hit && n > 0 && ffio_ofd_within(o, n, at)) {
+	if (t && t->ops->read_hit && n > 0 && ffio_ofd_within(o, n, at) && !ffio_user_range_odd(buf, n)) {
 		ffio_in_lib++;
 		r = t->ops->read_hit(t, buf, n, at);
 		ffio_in_lib--;
@@ -344,7 +363,7 @@ static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, si
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
 	ssize_t r = 0;
-	if (t && t->ops->write_hit && n > 0 && ffio_ofd_within(o, n, at)) {
+	if (t && t->ops->write_hit && n > 0 && ffio_ofd_within(o, n, at) && !ffio_user_range_odd(buf, n)) {
 		o->file->stack_calls++;
 		ffio_in_lib++;
 		r = t->ops->write_hit(t, buf, n, at);

@@ -92,17 +92,48 @@ static ssize_t stack_rw_first(struct ffio_file *f, int write, const struct iovec
 	return n;
 }
 
+/* Might the kernel refuse some of the buffers of iov, or the array
+ * itself (ffio_user_range_odd)?  Then the kernel makes the call
+ * (kernel_read, kernel_write), in its own order of checks. */
+static int iov_odd(const struct iovec *iov, int iovcnt)
+{
+	if (iovcnt <= 0)
+		return 0;
+	if (ffio_user_range_odd(iov, (size_t)iovcnt * sizeof *iov))
+		return 1;
+	for (int i = 0; i < iovcnt; i++)
+		if (ffio_user_range_odd(iov[i].iov_base, iov[i].iov_len))
+			return 1;
+	return 0;
+}
+
+/* A read the kernel makes itself, after what the stack holds (flushed):
+ * its result, errno and short count are the kernel's.  off -1: at the
+ * position, which moves. */
+static ssize_t kernel_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+{
+	int err = ffio_layer_flush(o->file->top);
+	if (err < 0)
+		return err;
+	ssize_t n = kernel_result(ffio_real.preadv(o->kfd, iov, iovcnt, off < 0 ? o->pos : off));
+	if (n > 0 && off < 0)
+		o->pos += n;
+	return n;
+}
+
 /* off -1: at the position, which moves. */
 static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct ffio_file *f = o->file;
-	off_t at = off < 0 ? o->pos : off;
-	size_t len = ffio_iov_len(iov, iovcnt);
 	ssize_t n;
 
 	if (f->through)
 		return kernel_result(off < 0 ? ffio_real.readv(o->kfd, iov, iovcnt)
 					     : ffio_real.preadv(o->kfd, iov, iovcnt, off));
+	if (iov_odd(iov, iovcnt))
+		return kernel_read(o, iov, iovcnt, off);
+	off_t at = off < 0 ? o->pos : off;
+	size_t len = ffio_iov_len(iov, iovcnt);
 	if (acc(o) == O_WRONLY)
 		return -EBADF;
 	ssize_t may = kernel_limits(f, 0, at, len);
@@ -127,29 +158,36 @@ static int sync_written(struct ffio_file *f, int full)
 	return (full ? ffio_real.fsync(f->fd) : ffio_real.fdatasync(f->fd)) < 0 ? -errno : 0;
 }
 
-/* An appending write: the kernel's (another process may have appended
- * since), after what the stack holds, which was written before it. */
-static ssize_t append(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
+/* A write the kernel makes itself, after what the stack holds, which was
+ * written before it; the stack then forgets the bytes and the size that
+ * changed under it.  Appending (another process may have appended since),
+ * at the kernel's end and position; otherwise at off, or at the position
+ * (off -1), which moves: for buffers the kernel may refuse (iov_odd), its
+ * result, errno and short count are the kernel's. */
+static ssize_t kernel_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf,
+			    int appending)
 {
 	struct ffio_file *f = o->file;
+	off_t at = off < 0 && !appending ? o->pos : off;
 	int err = ffio_layer_flush(f->top);
 	ssize_t n;
 
 	if (err < 0)
 		return err;
 	if (rwf)
-		n = ffio_real.pwritev2(o->kfd, iov, iovcnt, off, rwf);
-	else if (off < 0)
+		n = ffio_real.pwritev2(o->kfd, iov, iovcnt, at, rwf);
+	else if (at < 0)
 		n = ffio_real.writev(o->kfd, iov, iovcnt);
 	else
-		n = ffio_real.pwritev(o->kfd, iov, iovcnt, off); /* O_APPEND: at the end */
+		n = ffio_real.pwritev(o->kfd, iov, iovcnt, at); /* O_APPEND: at the end */
 	n = kernel_result(n);
-	/* The size and the bytes at the end changed under the stack. */
 	err = ffio_layer_invalidate(f->top);
-	if (n >= 0 && off < 0) {
+	if (n >= 0 && off < 0 && appending) {
 		off_t k = ffio_real.lseek(o->kfd, 0, SEEK_CUR);
 		if (k >= 0)
 			o->pos = k;
+	} else if (n > 0 && off < 0) {
+		o->pos += n;
 	}
 	return n < 0 ? n : err < 0 ? err : n;
 }
@@ -160,8 +198,6 @@ static ssize_t append(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, o
 static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
 {
 	struct ffio_file *f = o->file;
-	size_t len = ffio_iov_len(iov, iovcnt);
-	off_t at = off < 0 ? o->pos : off;
 	ssize_t n;
 
 	if (f->through) {
@@ -170,14 +206,19 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 		return kernel_result(off < 0 ? ffio_real.writev(o->kfd, iov, iovcnt)
 					     : ffio_real.pwritev(o->kfd, iov, iovcnt, off));
 	}
+	int appending = ((o->oflags & O_APPEND) && !(rwf & RWF_NOAPPEND)) || (rwf & RWF_APPEND);
+	if (iov_odd(iov, iovcnt))
+		return kernel_write(o, iov, iovcnt, off, rwf, appending);
+	size_t len = ffio_iov_len(iov, iovcnt);
+	off_t at = off < 0 ? o->pos : off;
 	if (acc(o) == O_RDONLY)
 		return -EBADF;
 	if (f->error)
 		return ffio_file_take_error(f);
 	if (len == 0)
 		return 0; /* the kernel moves nothing, not even for O_APPEND */
-	if (((o->oflags & O_APPEND) && !(rwf & RWF_NOAPPEND)) || (rwf & RWF_APPEND))
-		return append(o, iov, iovcnt, off, rwf);
+	if (appending)
+		return kernel_write(o, iov, iovcnt, off, rwf, 1);
 	ssize_t may = kernel_limits(f, 1, at, len);
 	if (may < 0)
 		return may;
