@@ -347,11 +347,24 @@ static inline int ffio_user_range_odd(const void *buf, size_t n)
 	return n > 0 || (uintptr_t)buf >= FFIO_USER_HI;
 }
 
+/* A hit takes at most this many bytes (a layer's own limit is lower). */
+#define FFIO_HIT_CAP ((size_t)1 << 20)
+
+/* May a hit take these n bytes at buf, at at: 0 < n <= FFIO_HIT_CAP, within
+ * the kernel's limits, and wholly in plain user memory (not
+ * ffio_user_range_odd: the hit's copy would fault where the kernel
+ * returns EFAULT)?  One comparison for the buffer, given the cap. */
+static inline int ffio_ofd_hit_fits(const struct ffio_ofd *o, const void *buf, size_t n, off_t at)
+{
+	return n - 1 < FFIO_HIT_CAP && (uintptr_t)buf - FFIO_USER_LO < FFIO_USER_HI - FFIO_USER_LO - n &&
+	       ffio_ofd_within(o, n, at);
+}
+
 static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 0);
 	ssize_t r = 0;
-	if (t && t->ops->read_hit && n > 0 && ffio_ofd_within(o, n, at) && !ffio_user_range_odd(buf, n)) {
+	if (t && t->ops->read_hit && ffio_ofd_hit_fits(o, buf, n, at)) {
 		ffio_in_lib++;
 		r = t->ops->read_hit(t, buf, n, at);
 		ffio_in_lib--;
@@ -363,7 +376,7 @@ static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, si
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
 	ssize_t r = 0;
-	if (t && t->ops->write_hit && n > 0 && ffio_ofd_within(o, n, at) && !ffio_user_range_odd(buf, n)) {
+	if (t && t->ops->write_hit && ffio_ofd_hit_fits(o, buf, n, at)) {
 		o->file->stack_calls++;
 		ffio_in_lib++;
 		r = t->ops->write_hit(t, buf, n, at);
