@@ -33,6 +33,8 @@
 
 struct ffio_layer;
 struct statx; /* <sys/stat.h> declares it only with _GNU_SOURCE */
+struct timeval;
+struct utimbuf;
 struct ffio_file;
 
 /* ---- layer descriptors ------------------------------------------------ */
@@ -632,6 +634,13 @@ int ffio_fdtab_init(void);
 	X(int, pipe, (int[2]))                                                     \
 	X(int, pipe2, (int[2], int))                                               \
 	X(int, socketpair, (int, int, int, int[2]))                                \
+	X(int, futimens, (int, const struct timespec *))                           \
+	X(int, utimensat, (int, const char *, const struct timespec *, int))       \
+	X(int, futimes, (int, const struct timeval *))                             \
+	X(int, utimes, (const char *, const struct timeval *))                     \
+	X(int, lutimes, (const char *, const struct timeval *))                    \
+	X(int, futimesat, (int, const char *, const struct timeval *))             \
+	X(int, utime, (const char *, const struct utimbuf *))                      \
 	FFIO_FRESH_FUNCS(X)
 
 /* Calls that make a descriptor without open: X(ret, name, params, args);

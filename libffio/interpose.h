@@ -1,7 +1,8 @@
 /* libffio/interpose.h -- what the interposed C-library names share
- * (posix.c, process.c, aio.c, api.c): readiness of the real functions, the
- * conversion of internal results at the POSIX boundary, the reentrancy
- * guard, and the rule for which descriptors ffio manages. */
+ * (posix.c, times.c, process.c, aio.c, api.c): readiness of the real
+ * functions, the conversion of internal results at the POSIX boundary, the
+ * reentrancy guard, the rule for which descriptors ffio manages, and the
+ * managed file behind a path's stat. */
 #ifndef FFIO_INTERPOSE_H
 #define FFIO_INTERPOSE_H
 
@@ -55,6 +56,32 @@ static inline struct ffio_ofd *managed(int fd)
 	if (likely(o == NULL) || ffio_in_lib || o->is_private || o->file->through)
 		return NULL;
 	return o;
+}
+
+/* A deferred error of an operation whose own result must stay a success
+ * (the lock is held, the descriptor was replaced, the call is not a
+ * write): report it on the next write, fsync or close of the file. */
+static inline void defer_error(struct ffio_file *f, int err)
+{
+	if (err >= 0)
+		return;
+	pthread_mutex_lock(&f->lock);
+	ffio_file_set_error(f, err);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* The file open through ffio (not passed through) on the regular file st
+ * describes, held (ffio_file_put), or NULL. */
+static inline struct ffio_file *file_of_stat(const struct stat *st)
+{
+	if (ffio_in_lib || !S_ISREG(st->st_mode))
+		return NULL;
+	struct ffio_file *f = ffio_file_find_inode(st->st_dev, st->st_ino);
+	if (f != NULL && f->through) {
+		ffio_file_put(f);
+		return NULL;
+	}
+	return f;
 }
 
 #endif

@@ -23,6 +23,7 @@ libffio_core_la_SOURCES = \
 	libffio/api.c \
 	libffio/bufpool.c \
 	libffio/posix.c \
+	libffio/times.c \
 	libffio/process.c \
 	libffio/aio.c \
 	libffio/govern.c \

@@ -68,19 +68,6 @@ void __chk_fail(void) __attribute__((noreturn));
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* A deferred error of an operation whose own result must stay a success
- * (the lock is held, the descriptor was replaced): report it on the next
- * write, fsync or close of the file. */
-static void defer_error(struct ffio_file *f, int err)
-{
-	if (err >= 0)
-		return;
-	pthread_mutex_lock(&f->lock);
-	ffio_file_set_error(f, err);
-	pthread_mutex_unlock(&f->lock);
-}
-
-
 /* ---- open -------------------------------------------------------------- */
 
 static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
@@ -279,20 +266,6 @@ FFIO_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t b
 }
 
 /* ---- calls by path ----------------------------------------------------- */
-
-/* The file open through ffio (not passed through) on the regular file st
- * describes, held (ffio_file_put), or NULL. */
-static struct ffio_file *file_of_stat(const struct stat *st)
-{
-	if (ffio_in_lib || !S_ISREG(st->st_mode))
-		return NULL;
-	struct ffio_file *f = ffio_file_find_inode(st->st_dev, st->st_ino);
-	if (f != NULL && f->through) {
-		ffio_file_put(f);
-		return NULL;
-	}
-	return f;
-}
 
 FFIO_EXPORT int truncate(const char *path, off_t len)
 {

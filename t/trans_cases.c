@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utime.h>
 
 extern char **environ;
 static char path[4096];
@@ -293,6 +295,55 @@ static void case_threads(void)
 	exit(0);
 }
 
+/* Times set on a file with writes not yet written back (cp -p sets them
+ * on the open copy, then closes it): each call that sets them, then the
+ * times the kernel holds once the file is closed. */
+static void times_check(const char *how)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		printf("%s: mtime %lld.%09ld atime %lld\n", how, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		       (long long)st.st_atim.tv_sec);
+	else
+		printf("%s: stat %s\n", how, strerror(errno));
+}
+
+static void case_times(void)
+{
+	const struct timespec ts[2] = {{946684800, 0}, {946684801, 500}};
+	const struct timeval tv[2] = {{946684802, 0}, {946684803, 7}};
+	const struct utimbuf ub = {946684804, 946684805};
+	char cmd[4 * sizeof path + 64];
+	for (int how = 0; how < 7; how++) {
+		static const char *const name[7] = {"futimens", "utimensat", "utimensat empty", "futimes",
+						    "utimes", "lutimes", "utime"};
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), rc = -1;
+		put(fd, "0123456789");
+		switch (how) {
+		case 0: rc = futimens(fd, ts); break;
+		case 1: rc = utimensat(AT_FDCWD, path, ts, 0); break;
+		case 2: rc = utimensat(fd, "", ts, AT_EMPTY_PATH); break;
+		case 3: rc = futimes(fd, tv); break;
+		case 4: rc = utimes(path, tv); break;
+		case 5: rc = lutimes(path, tv); break;
+		default: rc = utime(path, &ub); break;
+		}
+		printf("%s %d\n", name[how], rc);
+		close(fd);
+		times_check(name[how]);
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644); /* the copy cp -p makes */
+	put(fd, "copied with cp -p");
+	close(fd);
+	if (utimensat(AT_FDCWD, path, ts, 0) != 0)
+		printf("utimensat: %s\n", strerror(errno));
+	snprintf(cmd, sizeof cmd, "cp -p '%s' '%s.copy.dat' && mv '%s.copy.dat' '%s'", path, path, path, path);
+	fflush(stdout);
+	printf("cp -p %d\n", system(cmd));
+	times_check("cp -p");
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -304,7 +355,7 @@ static const struct {
 	{"_exit", case_exit_underscore},   {"system", case_system},
 	{"mmap", case_mmap},               {"dup2_reuse", case_dup2_reuse},
 	{"stdio_first", case_stdio_first}, {"stdout_redirect", case_stdout_redirect},
-	{"threads", case_threads},
+	{"threads", case_threads},         {"times", case_times},
 };
 
 int main(int argc, char **argv)
