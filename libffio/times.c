@@ -4,8 +4,8 @@
  * reached the file before the call; written back after it, they would
  * move the modification time the program has just set (as cp -p does, a
  * program may set it on the file it wrote, then close it).  A failed
- * write-back is
- * reported by the file's next write, fsync or close, as at exec. */
+ * write-back is reported by the file's next write, fsync or close, as at
+ * exec. */
 #include "config.h"
 #include <fcntl.h>
 #include <sys/stat.h>
