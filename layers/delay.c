@@ -285,20 +285,6 @@ static int delay_close(struct ffio_layer *l)
 	return rc < 0 ? rc : rc2;
 }
 
-/* In a forked child: the parent's requests are not the child's. */
-static void delay_atfork_child(struct ffio_layer *l)
-{
-	struct delay *d = DL(l);
-
-	while (d->held) {
-		struct delay_req *w = d->held;
-		d->held = w->next;
-		free(w);
-	}
-	d->inflight = 0;
-	pthread_mutex_init(&d->lock, NULL);
-}
-
 static int delay_stats(struct ffio_layer *l, struct ffio_stats *st)
 {
 	struct delay *d = DL(l);
@@ -324,6 +310,5 @@ const struct ffio_layer_ops ffio_layer_delay = {
 	.fsync = delay_fsync,
 	.submit = delay_submit,
 	.reap = delay_reap,
-	.atfork_child = delay_atfork_child,
 	.stats = delay_stats,
 };

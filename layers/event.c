@@ -606,20 +606,6 @@ static int event_stats(struct ffio_layer *l, struct ffio_stats *st)
 	return 0;
 }
 
-/* In a forked child: count only what the child does. */
-static void event_atfork_child(struct ffio_layer *l)
-{
-	struct event *ev = EV(l);
-
-	pthread_mutex_init(&ev->lock, NULL);
-	memset(ev->count, 0, sizeof ev->count);
-	memset(ev->errors, 0, sizeof ev->errors);
-	memset(ev->bytes, 0, sizeof ev->bytes);
-	memset(ev->nsec, 0, sizeof ev->nsec);
-	memset(ev->dir, 0, sizeof ev->dir);
-	ev->reported = 0;
-}
-
 /* At exit, for a file never closed. */
 static void event_atexit(struct ffio_layer *l)
 {
@@ -645,6 +631,5 @@ const struct ffio_layer_ops ffio_layer_event = {
 	.submit = event_submit,
 	.stats = event_stats,
 	.advise = event_advise,
-	.atfork_child = event_atfork_child,
 	.atexit = event_atexit,
 };

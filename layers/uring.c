@@ -772,31 +772,6 @@ static int uring_close(struct ffio_layer *l)
 	return err;
 }
 
-/* In the child after fork: the ring (its memory and its completions) is the
- * parent's.  Drop it and every request in flight without running their
- * callbacks; a fresh ring is set up on next use. */
-static void uring_atfork_child(struct ffio_layer *l)
-{
-	struct uring *u = U(l);
-	if (u->ring_state == RING_READY)
-		io_uring_queue_exit(&u->ring); /* unmaps and closes our copy only */
-	if (u->ring_state != RING_UNAVAILABLE)
-		u->ring_state = RING_NONE;
-	if (u->slots) {
-		for (unsigned i = 0; i < u->depth; i++) {
-			free(u->slots[i].tail);
-			u->slots[i].tail = NULL;
-			free(u->slots[i].pieces);
-			u->slots[i].pieces = NULL;
-			u->slots[i].r = NULL;
-		}
-		slots_link(u);
-	} else {
-		u->free = NULL;
-	}
-	u->inflight = u->writes = u->prepared = 0;
-}
-
 static int uring_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
 	return ffio_kernel_advise(l, (U(l)->flags & URING_DIRECT) != 0, off, len, advice);
@@ -827,7 +802,6 @@ const struct ffio_layer_ops ffio_layer_uring = {
 	.reap = uring_reap,
 	.stats = uring_stats,
 	.advise = uring_advise,
-	.atfork_child = uring_atfork_child,
 };
 
 #endif /* HAVE_LIBURING */

@@ -122,9 +122,9 @@ struct ffio_layer_ops {
 
 	/* Statistics for ffgetstats(); fill *st, return 0 (or -ENOTSUP). */
 	int (*stats)(struct ffio_layer *l, struct ffio_stats *st);
-	/* Process events: in the child after fork (drop in-flight state,
-	 * never write the parent's data); at exit (final reports). */
-	void (*atfork_child)(struct ffio_layer *l);
+	/* At exit, after the last flush (final reports).  There is no fork
+	 * event: a file open at fork passes through to the kernel in both
+	 * processes, its stack closed first (file.c). */
 	void (*atexit)(struct ffio_layer *l);
 
 	/* Drop buffered (dirty and clean) data without writing it: the file

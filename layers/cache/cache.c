@@ -1,7 +1,7 @@
 /* layers/cache/cache.c -- the cache layer's methods that are not reads or
  * writes: open (parameters, the page budget, the hash table), close, size,
  * truncate, flush, fsync, invalidate, discard, statistics (.diag,
- * ffgetstats), the child after fork; and the layer's one exported symbol,
+ * ffgetstats); and the layer's one exported symbol,
  * its method table ffio_layer_cache.  cache.h describes the cache.
  */
 #include "config.h"
@@ -282,32 +282,6 @@ static int cache_stats(struct ffio_layer *l, struct ffio_stats *st)
 	return 0;
 }
 
-/* In the child after fork: the parent's dirty data is the parent's. */
-static void cache_atfork_child(struct ffio_layer *l)
-{
-	struct cache *c = CACHE(l);
-	if (c->pages.pool != &c->pages.own_pool)
-		pthread_mutex_init(&c->pages.pool->lock, NULL);
-	pthread_mutex_init(&c->pages.own_pool.lock, NULL);
-	/* the parent's requests in flight are not ours (the layer below
-	 * dropped them without completing them) */
-	while (c->async.reqs) {
-		struct areq *a = c->async.reqs;
-		cache_areq_unlink(c, a);
-		free(a);
-	}
-	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next) {
-		if (p->next_ext || p->reading)
-			p->known = 0;
-		pg_set_clean(c, p);
-		p->pin = p->reading = 0;
-		p->inflight = 0;
-	}
-	cache_drop_clean(c);
-	recompute_cached_end(c);
-	c->size.below_known = 0;
-}
-
 static const struct ffio_flag cache_flags[] = {
 	{.name = "direct", .bit = FFIO_CACHE_DIRECT},
 	{.name = "wt", .bit = FFIO_CACHE_WT},
@@ -341,6 +315,5 @@ const struct ffio_layer_ops ffio_layer_cache = {
 	.size = cache_size,
 	.invalidate = cache_invalidate,
 	.stats = cache_stats,
-	.atfork_child = cache_atfork_child,
 	.discard = cache_discard,
 };

@@ -35,7 +35,7 @@
  *
  * The parts, one file each:
  *   cache.c      open, close, size, truncate, flush, fsync, invalidate,
- *                discard, statistics, fork; the method table
+ *                discard, statistics; the method table
  *   page.c       pages: dirty extents, clean valid ranges, hash, LRU, budget
  *   buffer.c     page buffers: carved from huge chunks or the buffer pool
  *   async.c      requests in flight below: submission, completion, waiting
@@ -141,9 +141,9 @@ struct cache_bufs {
 };
 
 /* The file's size.  Below: disk_size asks the layer below when it is not
- * known (forgotten at fsync, invalidate, discard and fork, cache.c), and
+ * known (forgotten at fsync, invalidate and discard, cache.c), and
  * every part that writes or reads past it moves it on.  With the cached
- * writes: cached_end (write.c; truncation, invalidate and fork recompute
+ * writes: cached_end (write.c; truncation and invalidate recompute
  * it, cache.c). */
 struct cache_size {
 	off_t below;                 /* the file's size below, as last known */
@@ -216,7 +216,7 @@ struct cache_async {
 	int waiting;                 /* in cache_flush_all: the caller waits for the writes */
 	long nreq;                   /* requests in flight */
 	long busy_pages;             /* page references of requests in flight */
-	struct areq *reqs;           /* requests in flight (for fork) */
+	struct areq *reqs;           /* requests in flight (async.c) */
 };
 
 /* Large writes over an asynchronous stack: copy and write behind, or
