@@ -252,9 +252,9 @@ struct ffio_file {
 	struct ffio_ofd priv;     /* the table entry of fd (is_private) */
 	struct ffio_file *next, *prev; /* list of open files (files lock) */
 	unsigned glue_flags;      /* FFIO_FILE_* (ffio_ext.h), from glue that knows more */
-	unsigned long stack_calls; /* calls into the stack but read hits (stack.c, the hit
-				     path here): a layer's read hit can tell that nothing
-				     else has run in the stack since its last one */
+	unsigned long stack_calls; /* calls into the stack but hits (stack.c): a layer's
+				     hit can tell that nothing but hits has run in the
+				     stack since its last one */
 	off_t max_pos;            /* the kernel's largest position: lseek past it is EINVAL,
 				     a write at it EFBIG (s_maxbytes; ffio_kernel_max_pos) */
 };
@@ -379,7 +379,6 @@ static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, si
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
 	ssize_t r = 0;
 	if (t && t->ops->write_hit && ffio_ofd_hit_fits(o, buf, n, at)) {
-		o->file->stack_calls++;
 		ffio_in_lib++;
 		r = t->ops->write_hit(t, buf, n, at);
 		ffio_in_lib--;

@@ -71,7 +71,8 @@ static const char *differ(const struct cache *a, const struct cache *b)
 	for (; p != &a->pages.lru && q != &b->pages.lru; p = p->next, q = q->next) {
 		if (p->pno != q->pno)
 			return "the pages in LRU order";
-		if (p->known != q->known || p->ra != q->ra || p->reading != q->reading || p->nvalid != q->nvalid ||
+		if (p->known != q->known || p->ra != q->ra || p->reading != q->reading || p->holes != q->holes ||
+		    p->nvalid != q->nvalid ||
 		    p->next_ext != q->next_ext || memcmp(p->valid, q->valid, p->nvalid * sizeof *p->valid) != 0 ||
 		    (p->next_ext && memcmp(p->ext, q->ext, p->next_ext * sizeof *p->ext) != 0))
 			return "a page's state";
@@ -89,18 +90,19 @@ static int steady_next(const struct cache *c, off_t off, size_t n)
 	return c->size.below_known && cache_ra_steady(&copy, off, n, size);
 }
 
-static long steady_taken, hot_taken;
+static long steady_taken, hot_taken, hotw_taken;
 
-/* Would A's next read of n bytes at off be the armed one (cache_hot)? */
-static int hot_next(const struct cache *c, off_t off, size_t n)
+/* Would A's next read (or write) of n bytes at off be the armed one
+ * (struct cache_hot, in hot or in hotw)? */
+static int hot_next(const struct cache *c, const struct cache_hot *h, off_t off, size_t n)
 {
-	return off == c->hot.off && n == c->hot.len && c->hot.calls == c->base.file->stack_calls &&
-	       !c->pages.pool->starved;
+	return off == h->off && n == h->len && h->calls == c->base.file->stack_calls && !c->pages.pool->starved;
 }
 
 /* One call on A, B and K: kind 0 pread, 1 lseek+read, 2 pwrite, 3
- * ftruncate, 4 fsync, 5 a read around the cache (two pages).  Results,
- * errno and bytes compared, then the caches. */
+ * ftruncate, 4 fsync, 5 a read around the cache (two pages), 6
+ * lseek+write.  Writes take their bytes from wb at the offset (mod 64 KiB),
+ * so records differ.  Results, errno and bytes compared, then the caches. */
 static void call(int kind, off_t off, size_t n, long i)
 {
 	int fds[3] = {A, B, K};
@@ -111,10 +113,14 @@ static void call(int kind, off_t off, size_t n, long i)
 		return;
 	if (kind == 0 || kind == 1) {
 		steady_taken += steady_next(cache_of(A), off, n);
-		hot_taken += hot_next(cache_of(A), off, n);
+		hot_taken += hot_next(cache_of(A), &cache_of(A)->hot, off, n);
+	} else if (kind == 2 || kind == 6) {
+		hotw_taken += hot_next(cache_of(A), &cache_of(A)->hotw.at, off, n);
 	}
 	cache_of(B)->ra.steady_end = 0; /* B: the full read-ahead, always, */
-	cache_of(B)->hot.off = -1;      /* and the hit path's tests */
+	cache_of(B)->hot.off = -1;      /* and the hit paths' tests */
+	cache_of(B)->hotw.at.off = -1;
+	const unsigned char *src = wb + off % 65536;
 	for (int k = 0; k < 3; k++) {
 		errno = 0;
 		switch (kind) {
@@ -125,7 +131,10 @@ static void call(int kind, off_t off, size_t n, long i)
 			r[k] = ffseek(fds[k], off, SEEK_SET) == off ? ffread(fds[k], rb[k], n) : -2;
 			break;
 		case 2:
-			r[k] = ffpwrite(fds[k], wb, n, off);
+			r[k] = ffpwrite(fds[k], src, n, off);
+			break;
+		case 6:
+			r[k] = ffseek(fds[k], off, SEEK_SET) == off ? ffwrite(fds[k], src, n) : -2;
 			break;
 		case 3:
 			r[k] = ftruncate(fds[k], off);
@@ -160,7 +169,7 @@ static void fix_device(int from_device)
  * of one pattern each. */
 static void run(const char *spec, uint64_t seed, int from_device)
 {
-	long s0 = steady_taken, h0 = hot_taken;
+	long s0 = steady_taken, h0 = hot_taken, w0 = hotw_taken;
 
 	bad[0] = 0;
 	rs = seed;
@@ -177,8 +186,18 @@ static void run(const char *spec, uint64_t seed, int from_device)
 		call(2, o, page, -1);
 	call(4, 0, 0, -1);
 	fix_device(from_device);
+	/* Page 0: a sieve hull that ends past the write before the armed one,
+	 * then records 16 apart: the armed write leaves the first gap (holes).
+	 * Page 1: records 10 apart inside a hull, the next one across its end:
+	 * not armed (it leaves no gap). */
+	static const off_t hull_at[2][7] = {{0, 8, 16, 4, 20, 36, 52}, {0, 8, 16, 2, 12, 22, 32}};
+	for (int pg = 0; pg < 2; pg++) {
+		call(0, (off_t)pg * (off_t)page, 8, -1); /* loaded: known */
+		for (int k = 0; k < 7; k++)
+			call(2, (off_t)pg * (off_t)page + hull_at[pg][k], 8, -1);
+	}
 	for (long i = 0; i < CALLS && !bad[0];) {
-		int what = (int)rnd(10);
+		int what = (int)rnd(12);
 		if (what < 6) { /* a spell of strided reads */
 			int shape = (int)rnd(8);
 			off_t stride = shape == 0 ? (off_t)page : shape == 1 ? (off_t)page / 3 : (off_t)16 << rnd(8);
@@ -206,11 +225,29 @@ static void run(const char *spec, uint64_t seed, int from_device)
 				if (rnd(200) == 0) /* or synced: the pages dropped */
 					call(4, 0, 0, i);
 			}
-		} else if (what == 6) { /* the file grows (past a probe at the end, too) */
+		} else if (what < 8) { /* a spell of strided writes: records, or one after the other */
+			off_t stride = rnd(2) ? 0 : (off_t)16 << rnd(7);
+			size_t n = (size_t)(1 + rnd(stride && stride < MAXREC ? stride : MAXREC));
+			if (stride == 0)
+				stride = (off_t)n;
+			off_t off = rnd(span + (off_t)page);
+			int kind = rnd(2) ? 2 : 6, len = (int)(50 + rnd(300));
+			for (int k = 0; k < len && i < CALLS && !bad[0]; k++, i++, off += stride) {
+				call(kind, off, n, i);
+				if (rnd(60) == 0) /* a read between: it disarms the write */
+					call((int)rnd(2), off - (off_t)rnd((size_t)stride + 1), 1 + (size_t)rnd(MAXREC), i);
+				for (int j = 0, m = rnd(60) == 0 ? 4 : 0; j < m; j++) /* reads a page apart: */
+					call(0, off + (off_t)(j + 1) * (off_t)page, 8, i); /* read-ahead moves pages */
+				if (rnd(200) == 0) /* or a write far away: evictions */
+					call(2, span + 4 * (off_t)page + rnd(8 * (off_t)page), MAXREC, i);
+				if (rnd(200) == 0)
+					call(4, 0, 0, i);
+			}
+		} else if (what == 8) { /* the file grows (past a probe at the end, too) */
 			call(2, span + rnd((off_t)page), (size_t)(1 + rnd(MAXREC)), i++);
-		} else if (what == 7) {
+		} else if (what == 9) {
 			call(3, span / 2 + rnd(span), 0, i++);
-		} else if (what == 8) {
+		} else if (what == 10) {
 			call(4, 0, 0, i++);
 		} else {
 			call(5, rnd(span), 2 * page, i++);
@@ -222,6 +259,19 @@ static void run(const char *spec, uint64_t seed, int from_device)
 	       from_device ? ", from the device" : "", steady_taken - s0);
 	tap_ok(hot_taken - h0 >= 50, "%s%s: %ld reads were the armed one", spec,
 	       from_device ? ", from the device" : "", hot_taken - h0);
+	tap_ok(hotw_taken - w0 >= 50, "%s%s: %ld writes were the armed one", spec,
+	       from_device ? ", from the device" : "", hotw_taken - w0);
+	if (!bad[0] && fffsync(A) == 0 && fffsync(B) == 0) { /* what the files hold, read by the kernel */
+		off_t end = lseek(K, 0, SEEK_END);
+		int same = end == lseek(A, 0, SEEK_END) && end == lseek(B, 0, SEEK_END);
+		for (off_t o = 0; same && o < end; o += (off_t)sizeof rb[0]) {
+			ssize_t want = pread(K, rb[2], sizeof rb[0], o);
+			same = want > 0 && pread(ffio_fd_get(A)->file->fd, rb[0], sizeof rb[0], o) == want &&
+			       pread(ffio_fd_get(B)->file->fd, rb[1], sizeof rb[0], o) == want &&
+			       memcmp(rb[0], rb[2], (size_t)want) == 0 && memcmp(rb[1], rb[2], (size_t)want) == 0;
+		}
+		tap_ok(same, "%s%s: the files hold the same bytes", spec, from_device ? ", from the device" : "");
+	}
 out:
 	if (A >= 0)
 		ffclose(A);

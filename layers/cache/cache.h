@@ -175,16 +175,30 @@ struct cache_ra {
  * read_hot): a read hit arms it when the same length one step on would
  * also be a hit that keeps the pattern (cache_ra_steady), every test of
  * the hit path passed for it in advance.  It holds while no other call
- * enters the stack (ffio_file.stack_calls) and the shared pool is not
- * starved.  calloc's zeros: none. */
+ * enters the stack (ffio_file.stack_calls), no write hit comes between
+ * and the shared pool is not starved.  calloc's zeros: none. */
 struct cache_hot {
 	off_t off;                   /* where that read is, or -1 (len 0: never armed) */
 	size_t len;                  /* its length */
 	off_t step;                  /* from it to the one after */
 	off_t last;                  /* reads starting up to here pass the tests too */
 	unsigned long calls;         /* the file's stack_calls when armed */
-	const char *data;            /* the page's bytes */
+	char *data;                  /* the page's bytes */
 	off_t start;                 /* the page's first offset */
+};
+
+/* The next write of a steady pattern (write.c's write_hot), armed by a
+ * write hit the same way: the same length one step on, into the page
+ * touched last, inside its last extent, or extending it (the sieve hull
+ * of a known page, or writes one after the other).  A read hit disarms
+ * it, as a write hit disarms the read's. */
+struct cache_hot_write {
+	struct cache_hot at;         /* where, how long, up to where, when armed */
+	struct cpage *page;
+	struct cext *ext;            /* the extent that grows, or NULL: writes inside it */
+	int holes;                   /* each write leaves a gap before it in the hull */
+	off_t prev_off;              /* the write hit before, for the step */
+	size_t prev_len;
 };
 
 /* Runs: sequential reads that jump ahead now and then (see cache_ra_runs;
@@ -246,6 +260,7 @@ struct cache {
 	struct cache_size size;
 	struct cache_ra ra;
 	struct cache_hot hot;
+	struct cache_hot_write hotw;
 	struct cache_run run;
 	struct cache_evict evict;
 	struct cache_async async;

@@ -93,6 +93,7 @@ static ssize_t read_hot(struct cache *c, void *buf, size_t n, off_t off)
 	c->big.return_ns = 0;
 	cache_ra_keep(c, off);
 	c->hot.off = next <= c->hot.last ? next : -1;
+	c->hotw.at.off = -1;
 	copy_record(buf, src, n); /* last: nothing of c live across a call */
 	return (ssize_t)n;
 }
@@ -127,6 +128,7 @@ __attribute__((noinline)) static ssize_t read_hit(struct cache *c, void *buf, si
 	if (!cache_ra_steady(c, off, n, size))
 		cache_read_ahead(c, off, n, size);
 	hot_arm(c, off, n, size);
+	c->hotw.at.off = -1;
 	return (ssize_t)n;
 }
 

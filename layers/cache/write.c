@@ -101,6 +101,74 @@ static ssize_t write_around_timed(struct cache *c, const void *buf, size_t n, of
 static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off);
 static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off);
 
+/* After a write hit at off of n bytes into p: arm the next write of the
+ * steady pattern (struct cache_hot_write) when the write before was a hit
+ * of the same length one step back, and the next ones, each ending before
+ * the page's last byte, either fall inside the page's last extent as it
+ * is (nothing to record), or extend it as this one did: the sieve hull of
+ * a known page, or, one after the other (a step of n), the last extent.
+ * Every other test of the hit path was made for this write, and holds, no
+ * call coming between, for the next ones (ffio_file.stack_calls; a read
+ * hit disarms it). */
+static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
+{
+	struct cache_hot_write *w = &c->hotw;
+	off_t step = off - w->prev_off;
+	int steady = w->prev_len == n && step > 0;
+
+	w->at.off = -1;
+	w->prev_off = off;
+	w->prev_len = n;
+	if (!steady)
+		return;
+	int hull = is_sieve(c) && p->known;
+	struct cext *last = &p->ext[p->next_ext - 1];
+	off_t start = pg_start(c, p->pno), next = off + step;
+	off_t end = start + (off_t)c->conf.page - 1 - (off_t)n; /* the last offset that leaves the page's end */
+	if (hull && p->next_ext != 1)
+		return;
+	if (next + (off_t)n <= start + (off_t)last->hi) { /* inside it */
+		if (start + (off_t)last->hi - (off_t)n < end)
+			end = start + (off_t)last->hi - (off_t)n;
+		w->ext = NULL;
+		w->holes = 0;
+	} else if (last->hi == (uint32_t)(off - start + (off_t)n) && step >= (off_t)n && (hull || step == (off_t)n)) {
+		w->ext = last; /* extending it */
+		w->holes = hull && step > (off_t)n;
+	} else {
+		return;
+	}
+	if (next > end)
+		return;
+	w->at = (struct cache_hot){.off = next, .len = n, .step = step, .last = end,
+				   .calls = c->base.file->stack_calls, .data = p->data, .start = start};
+	w->page = p;
+}
+
+/* The armed write: what the hit path below would do for it, no test made
+ * again. */
+static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	struct cache_hot_write *w = &c->hotw;
+	char *dst = w->at.data + (off - w->at.start);
+	off_t next = off + w->at.step;
+
+	if (w->ext) {
+		w->ext->hi = (uint32_t)(off - w->at.start + (off_t)n);
+		if (w->holes)
+			w->page->holes = 1;
+	}
+	c->stats.n_write++;
+	c->stats.b_write += n;
+	if (off + (off_t)n > c->size.cached_end)
+		c->size.cached_end = off + (off_t)n;
+	c->hot.off = -1;
+	w->prev_off = off;
+	w->at.off = next <= w->at.last ? next : -1;
+	copy_record(dst, buf, n); /* last: nothing of c live across a call */
+	return (ssize_t)n;
+}
+
 /* The hit path (ffio_layer_ops.write_hit): a small write into the page
  * touched last (the LRU list's tail), which is dirty already and idle,
  * while cache_pwrite would have nothing else to do (no pool to shrink, no
@@ -109,9 +177,8 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
  * (or follow it), as cache_write_in records them.  A write that would fill
  * the page to its end takes the full path: that may start a write-behind.
  * Returns 0, nothing changed, for anything else. */
-ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t off)
+__attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *buf, size_t n, off_t off)
 {
-	struct cache *c = CACHE(l);
 	struct cpage *p = c->pages.lru.prev;
 
 	if (p == &c->pages.lru || !p->next_ext || p->inflight || p->reading || n > HIT_MAX || c->async.nreq ||
@@ -146,7 +213,20 @@ ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t o
 	c->stats.b_write += n;
 	if (off + (off_t)n > c->size.cached_end)
 		c->size.cached_end = off + (off_t)n;
+	c->hot.off = -1;
+	hot_write_arm(c, p, off, n);
 	return (ssize_t)n;
+}
+
+/* The armed write first, alone: a leaf that saves no register. */
+ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t off)
+{
+	struct cache *c = CACHE(l);
+
+	if (off == c->hotw.at.off && n == c->hotw.at.len && c->hotw.at.calls == l->file->stack_calls &&
+	    !__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED))
+		return write_hot(c, buf, n, off);
+	return write_hit(c, buf, n, off);
 }
 
 ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
