@@ -23,10 +23,10 @@
  * through a pipe); "spawn" runs cat(1) on both paths with the environment
  * inherited (ffio in it too), "peer" the same without LD_PRELOAD (a process
  * with no ffio); "thread" runs two threads doing pwrite+pread on distinct
- * ranges; "hole" is lseek SEEK_DATA/SEEK_HOLE.
+ * ranges; "hole" is lseek SEEK_DATA/SEEK_HOLE.  1 read or write in 25 has
+ * a buffer the kernel refuses (t/bad_buf.h).
  *
- * Usage: diff_kernel [-s SEED] [-n SEEDS] [-k STEPS] [-t SECONDS]
- *                    [-o KIND,...] [-v]
+ * Usage: diff_kernel [-s SEED] [-n SEEDS] [-k STEPS] [-t SECONDS] [-o KIND,...] [-v]
  * Without -s/-n/-t: a fixed list of seeds (make check).  -t runs seeds from
  * SEED on until SECONDS have passed (soak).  -v prints every step.
  * Run it without any preload and it must pass every seed: that checks the
@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "rng.h"
+#include "bad_buf.h"
 #include "tap.h"
 
 extern char **environ;
@@ -232,42 +233,6 @@ static int cut_iov(struct iovec *iov, unsigned char *base, size_t n)
 	return k;
 }
 
-/* Now and then (1 call in 25) a buffer the kernel refuses (EFAULT): an
- * address no process can map (none below vm.mmap_min_addr, none past user
- * space, none that wraps), for the n bytes of a transfer; writing, also a
- * range that starts just under the end of user space and crosses it (the
- * kernel's access_ok refuses it whole).  A buffer valid at its start and
- * unmapped further on is not drawn: ffio(7), SEMANTICS. */
-static void *bad_buf(size_t n, int writing)
-{
-	static const uintptr_t low[] = {0, 8, 4096, UINTPTR_MAX - 15, (uintptr_t)1 << 48};
-	const uintptr_t user_end = ((uintptr_t)1 << 47) - 4096;
-	if (writing && n > 1 && rnd(4) == 0)
-		return (void *)(user_end - n / 2);
-	return (void *)low[rnd(sizeof low / sizeof low[0])];
-}
-
-/* A call's buffers, made bad (bad_buf) 1 time in 25: the plain buffer, one
- * of the vector's, or the vector itself.  A short description goes to the
- * trace. */
-static int spoil(void **buf, struct iovec *iov, struct iovec **vec, int k, size_t n, int writing, char *what,
-		 size_t len)
-{
-	what[0] = 0;
-	if (rnd(25) != 0)
-		return 0;
-	int where = (int)rnd((unsigned)k + 1);
-	if (where == k) {
-		*vec = bad_buf(k * sizeof *iov, 0);
-		*buf = bad_buf(n, writing);
-		snprintf(what, len, " bad buffer %p, vector %p", *buf, (void *)*vec);
-	} else {
-		iov[where].iov_base = bad_buf(iov[where].iov_len, writing);
-		snprintf(what, len, " bad iov[%d] %p", where, iov[where].iov_base);
-	}
-	return 1;
-}
-
 static const char *flstr(int fl)
 {
 	static char s[128];
@@ -360,16 +325,15 @@ static void op_dup2(void)
 static void op_write(void)
 {
 	static const char *const how[4] = {"write", "pwrite", "writev", "pwritev"};
-	struct iovec iov[4];
+	struct iovec iov[4], *vec = iov;
 	struct res r[2];
 	int i = any(), h = (int)rnd(4), k;
 	off_t off = rnd_off();
 	size_t n = rnd_len();
+	void *buf = wbuf;
+	char bad[80];
 	fill(wbuf, n);
 	k = cut_iov(iov, wbuf, n);
-	void *buf = wbuf;
-	struct iovec *vec = iov;
-	char bad[80];
 	spoil(&buf, iov, &vec, k, n, 1, bad, sizeof bad);
 	if (h & 1)
 		tr("%s slot %d off=%lld n=%zu iov=%d%s", how[h], i, (long long)off, n, k, bad);
@@ -391,22 +355,19 @@ static void op_write(void)
 static void op_read(void)
 {
 	static const char *const how[4] = {"read", "pread", "readv", "preadv"};
-	struct iovec iov[2][4];
+	struct iovec iov[2][4], *vec[2];
 	struct res r[2];
-	int i = any(), h = (int)rnd(4), k = 0;
+	int i = any(), h = (int)rnd(4), k = 0, spoilt = 0;
 	off_t off = rnd_off();
 	size_t n = rnd_len();
 	uint64_t save = rs;
 	void *buf[2];
-	struct iovec *vec[2];
 	char bad[80];
-	int spoilt = 0;
 	for (int s = 0; s < 2; s++) { /* the same cuts, and the same bad buffers, on both sides */
 		rs = save;
 		k = cut_iov(iov[s], rbuf[s], n);
 		memset(rbuf[s], 0xee, n);
-		buf[s] = rbuf[s];
-		vec[s] = iov[s];
+		buf[s] = rbuf[s], vec[s] = iov[s];
 		spoilt = spoil(&buf[s], iov[s], &vec[s], k, n, 0, bad, sizeof bad);
 	}
 	if (h & 1)
@@ -422,8 +383,7 @@ static void op_read(void)
 		case 2: r[s] = RES(readv(fd, vec[s], k)); break;
 		default: r[s] = RES(preadv(fd, vec[s], k, off)); break;
 		}
-		/* the bytes only when every buffer was good (a short count of a
-		 * vector read with a bad one would not say where they went) */
+		/* the bytes only when every buffer was good */
 		r[s].b = rbuf[s], r[s].n = r[s].r > 0 && !spoilt ? (size_t)r[s].r : 0;
 	}
 	same(r, how[h]);
