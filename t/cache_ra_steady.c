@@ -92,12 +92,6 @@ static int steady_next(const struct cache *c, off_t off, size_t n)
 
 static long steady_taken, hot_taken, hotw_taken;
 
-/* Would A's next read (or write) of n bytes at off be the armed one
- * (struct cache_hot, in hot or in hotw)? */
-static int hot_next(const struct cache *c, const struct cache_hot *h, off_t off, size_t n)
-{
-	return off == h->off && n == h->len && h->calls == c->base.file->stack_calls && !c->pages.pool->starved;
-}
 
 /* One call on A, B and K: kind 0 pread, 1 lseek+read, 2 pwrite, 3
  * ftruncate, 4 fsync, 5 a read around the cache (two pages), 6
@@ -113,9 +107,9 @@ static void call(int kind, off_t off, size_t n, long i)
 		return;
 	if (kind == 0 || kind == 1) {
 		steady_taken += steady_next(cache_of(A), off, n);
-		hot_taken += hot_next(cache_of(A), &cache_of(A)->hot, off, n);
+		hot_taken += cache_hot_due(cache_of(A), &cache_of(A)->hot, off, n);
 	} else if (kind == 2 || kind == 6) {
-		hotw_taken += hot_next(cache_of(A), &cache_of(A)->hotw.at, off, n);
+		hotw_taken += cache_hot_due(cache_of(A), &cache_of(A)->hotw.at, off, n);
 	}
 	cache_of(B)->ra.steady_end = 0; /* B: the full read-ahead, always, */
 	cache_of(B)->hot.off = -1;      /* and the hit paths' tests */

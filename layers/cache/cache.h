@@ -284,6 +284,14 @@ struct areq {
 	struct cpage *pg[];          /* npg */
 };
 
+/* Is the read (or write) of n bytes at off the one h armed, with no call
+ * into the stack since and the shared pool not starved? */
+static inline int cache_hot_due(const struct cache *c, const struct cache_hot *h, off_t off, size_t n)
+{
+	return off == h->off && n == h->len && h->calls == c->base.file->stack_calls &&
+	       !__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED);
+}
+
 #define CACHE(l) ((struct cache *)(l))
 
 /* ---- helpers on the hot paths ------------------------------------------ */

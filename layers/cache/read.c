@@ -137,8 +137,7 @@ ssize_t cache_read_hit(struct ffio_layer *l, void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
 
-	if (off == c->hot.off && n == c->hot.len && c->hot.calls == l->file->stack_calls &&
-	    !__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED))
+	if (cache_hot_due(c, &c->hot, off, n))
 		return read_hot(c, buf, n, off);
 	return read_hit(c, buf, n, off);
 }

@@ -223,8 +223,7 @@ ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t o
 {
 	struct cache *c = CACHE(l);
 
-	if (off == c->hotw.at.off && n == c->hotw.at.len && c->hotw.at.calls == l->file->stack_calls &&
-	    !__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED))
+	if (cache_hot_due(c, &c->hotw.at, off, n))
 		return write_hot(c, buf, n, off);
 	return write_hit(c, buf, n, off);
 }
