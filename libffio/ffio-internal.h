@@ -104,9 +104,12 @@ struct ffio_layer_ops {
 	 * read or write that the layer completes at once in its own memory,
 	 * with no call below, no wait and no error possible.  Returns n, or 0
 	 * having changed nothing (not a hit: the call takes the full path).
-	 * Called in a process with one thread, n > 0, off >= 0; the file does
+	 * Called in a process with one thread, 0 < n <= FFIO_HIT_CAP, off >= 0,
+	 * buf wholly in plain user memory (ffio_ofd_hit_fits); the file does
 	 * not pass through, and for writes holds no deferred error and the
-	 * description is plain (no O_APPEND, O_SYNC, O_DSYNC).  See ofd.c. */
+	 * description is plain (no O_APPEND, O_SYNC, O_DSYNC).  Hits do not move
+	 * the file's stack_calls: a layer that keeps state from one hit to the
+	 * next sees its own hits.  See ffio_ofd_read_hit below. */
 	ssize_t (*read_hit)(struct ffio_layer *l, void *buf, size_t n, off_t off);
 	ssize_t (*write_hit)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
 
