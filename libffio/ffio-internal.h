@@ -260,6 +260,8 @@ struct ffio_file {
 				     stack since its last one */
 	off_t max_pos;            /* the kernel's largest position: lseek past it is EINVAL,
 				     a write at it EFBIG (s_maxbytes; ffio_kernel_max_pos) */
+	size_t dio_align;         /* O_DIRECT's alignment (ffio_kernel_dio_align), 0 until
+				     a description asks (f->lock) */
 };
 
 /* Open path for the application (entry e, or NULL: only when the file is
@@ -311,7 +313,8 @@ extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
 /* The small calls, with the hit path first (ffio_layer_ops.read_hit and
  * write_hit): inline in the wrappers, as a cache hit's whole cost is a
  * few dozen instructions.  A process with one thread needs no lock (see
- * LOCKED in ofd.c); a miss, or anything unusual, takes the full path. */
+ * LOCKED in ofd.c); a miss, or anything unusual, takes the full path, as
+ * do O_DIRECT descriptions (their alignment: ofd.c's direct_odd). */
 static inline struct ffio_layer *ffio_ofd_hit_layer(const struct ffio_ofd *o, int write)
 {
 	const struct ffio_file *f = o->file;
@@ -319,7 +322,8 @@ static inline struct ffio_layer *ffio_ofd_hit_layer(const struct ffio_ofd *o, in
 
 	if (!__libc_single_threaded || f->through || !f->top)
 		return NULL;
-	if (write ? acc == O_RDONLY || (o->oflags & (O_APPEND | O_DSYNC)) || f->error : acc == O_WRONLY)
+	if (write ? acc == O_RDONLY || (o->oflags & (O_APPEND | O_DSYNC | O_DIRECT)) || f->error
+		  : acc == O_WRONLY || (o->oflags & O_DIRECT))
 		return NULL;
 	return f->top;
 }
@@ -794,10 +798,15 @@ int ffio_kernel_truncate(int fd, off_t len, struct ffio_stats *st);
 int ffio_kernel_size(int fd, off_t *len);
 /* The advise method of a bottom over the page cache: posix_fadvise on the
  * file's descriptor; -EOPNOTSUPP when the bottom opened it O_DIRECT (direct
- * is its own flag) or the application did.  0 or -errno. */
+ * is its own flag).  0 or -errno. */
 int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice);
 /* The largest position the kernel allows the file fd (on file system dev)
  * to have: the file system's largest size (s_maxbytes).  See kernel_io.c. */
 off_t ffio_kernel_max_pos(int fd, dev_t dev);
+/* An alignment to which O_DIRECT transfers on the file fd are never
+ * refused for their offsets, lengths or buffers: at least what the file
+ * system asks (statx's STATX_DIOALIGN), the page size where it does not
+ * say.  A power of two. */
+size_t ffio_kernel_dio_align(int fd);
 
 #endif

@@ -247,13 +247,16 @@ int ffio_file_pass_through(struct ffio_file *f, int forever)
  * same file reopened through /proc (it may have been renamed or unlinked
  * since, or be an O_TMPFILE), by its path where /proc is missing; read and
  * write when the application may write (a cache reads what it fills gaps
- * with), else read only. */
+ * with), else read only.  Never O_DIRECT, even when the application opened
+ * so: the stack serves every description of the file, plain ones too, and
+ * a layer's .direct says what goes below; an O_DIRECT description's
+ * unaligned calls are the kernel's (ofd.c's direct_odd). */
 static int open_private(struct ffio_file *f, int appfd, int dirfd, const char *path, int flags,
 			const struct stat *st)
 {
 	char proc[40];
 	int acc = flags & O_ACCMODE, modes[2] = {acc == O_RDONLY ? O_RDONLY : O_RDWR, acc}, err = -EINVAL;
-	int base = (flags & O_DIRECT) | O_CLOEXEC;
+	int base = O_CLOEXEC;
 	struct stat pst;
 
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", appfd);

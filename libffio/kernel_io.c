@@ -165,7 +165,7 @@ int ffio_kernel_size(int fd, off_t *len)
 
 int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t len, int advice)
 {
-	if (direct || (l->file->oflags & O_DIRECT))
+	if (direct)
 		return -EOPNOTSUPP; /* the page cache is not used */
 	return -ffio_real.posix_fadvise(l->file->fd, off, len, advice);
 }
@@ -223,4 +223,23 @@ off_t ffio_kernel_max_pos(int fd, dev_t dev)
 		__atomic_store_n(&max_pos_fs[slot].dev, dev, __ATOMIC_RELEASE);
 	}
 	return hi;
+}
+
+size_t ffio_kernel_dio_align(int fd)
+{
+	struct statx stx;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t a = page > 0 ? (size_t)page : 4096, ask;
+	int saved_errno = errno;
+
+	if (ffio_real.statx && ffio_real.statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_mem_align && stx.stx_dio_offset_align) {
+		ask = stx.stx_dio_mem_align > stx.stx_dio_offset_align ? stx.stx_dio_mem_align
+									: stx.stx_dio_offset_align;
+		a = ask;
+	}
+	errno = saved_errno;
+	while (a & (a - 1)) /* not a power of two: the next one */
+		a = (a | (a - 1)) + 1;
+	return a;
 }

@@ -107,6 +107,27 @@ static int iov_odd(const struct iovec *iov, int iovcnt)
 	return 0;
 }
 
+/* On a description set O_DIRECT (at open or with F_SETFL), a transfer
+ * whose offset, lengths or buffers are not aligned as the file system asks
+ * is the kernel's: EINVAL from most, a buffered fallback on some (btrfs,
+ * ext4 with data=journal); the kernel makes such a call (kernel_read,
+ * kernel_write).  The stack takes one aligned to f->dio_align, which no
+ * file system refuses for its alignment.  at: the transfer's offset, -1
+ * for the kernel's end (O_APPEND, which the kernel makes anyway). */
+static int direct_odd(const struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t at)
+{
+	struct ffio_file *f = o->file;
+	uintptr_t bits = at < 0 ? 0 : (uintptr_t)at;
+
+	if (!(o->oflags & O_DIRECT))
+		return 0;
+	if (f->dio_align == 0)
+		f->dio_align = ffio_kernel_dio_align(f->fd);
+	for (int i = 0; i < iovcnt; i++)
+		bits |= (uintptr_t)iov[i].iov_base | iov[i].iov_len;
+	return (bits & (f->dio_align - 1)) != 0;
+}
+
 /* A read the kernel makes itself, after what the stack holds (flushed):
  * its result, errno and short count are the kernel's.  off -1: at the
  * position, which moves. */
@@ -130,9 +151,9 @@ static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, 
 	if (f->through)
 		return kernel_result(off < 0 ? ffio_real.readv(o->kfd, iov, iovcnt)
 					     : ffio_real.preadv(o->kfd, iov, iovcnt, off));
-	if (iov_odd(iov, iovcnt))
-		return kernel_read(o, iov, iovcnt, off);
 	off_t at = off < 0 ? o->pos : off;
+	if (iov_odd(iov, iovcnt) || direct_odd(o, iov, iovcnt, at))
+		return kernel_read(o, iov, iovcnt, off);
 	size_t len = ffio_iov_len(iov, iovcnt);
 	if (acc(o) == O_WRONLY)
 		return -EBADF;
@@ -162,8 +183,9 @@ static int sync_written(struct ffio_file *f, int full)
  * written before it; the stack then forgets the bytes and the size that
  * changed under it.  Appending (another process may have appended since),
  * at the kernel's end and position; otherwise at off, or at the position
- * (off -1), which moves: for buffers the kernel may refuse (iov_odd), its
- * result, errno and short count are the kernel's. */
+ * (off -1), which moves: for buffers the kernel may refuse (iov_odd)
+ * and unaligned O_DIRECT transfers (direct_odd), its result, errno and
+ * short count are the kernel's. */
 static ssize_t kernel_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf,
 			    int appending)
 {
@@ -207,10 +229,10 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 					     : ffio_real.pwritev(o->kfd, iov, iovcnt, off));
 	}
 	int appending = ((o->oflags & O_APPEND) && !(rwf & RWF_NOAPPEND)) || (rwf & RWF_APPEND);
-	if (iov_odd(iov, iovcnt))
+	off_t at = off < 0 ? o->pos : off;
+	if (iov_odd(iov, iovcnt) || direct_odd(o, iov, iovcnt, appending ? -1 : at))
 		return kernel_write(o, iov, iovcnt, off, rwf, appending);
 	size_t len = ffio_iov_len(iov, iovcnt);
-	off_t at = off < 0 ? o->pos : off;
 	if (acc(o) == O_RDONLY)
 		return -EBADF;
 	if (f->error)

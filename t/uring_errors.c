@@ -3,10 +3,10 @@
  * request the kernel refuses (write on a read-only file: EBADF), and the
  * fault layer just above uring; errors complete requests with -errno and
  * reach the application through the POSIX-style API. */
+#include "uring_common.h" /* first: config.h */
+
 #include <signal.h>
 #include <sys/resource.h>
-
-#include "uring_common.h"
 
 static void efbig(void)
 {

@@ -4,10 +4,11 @@
  * kernel in both processes (no ring is left in either), so the child's
  * write through the inherited descriptor moves the offset the parent sees,
  * as it does without ffio. */
-#include <sys/wait.h>
 
+#include "uring_common.h" /* first: config.h */
 #include "kernel_view.h"
-#include "uring_common.h"
+
+#include <sys/wait.h>
 
 int main(void)
 {
