@@ -35,6 +35,7 @@ struct ffio_layer;
 struct statx; /* <sys/stat.h> declares it only with _GNU_SOURCE */
 struct timeval;
 struct utimbuf;
+struct rlimit;
 struct ffio_file;
 
 /* ---- layer descriptors ------------------------------------------------ */
@@ -262,6 +263,8 @@ struct ffio_file {
 				     a write at it EFBIG (s_maxbytes; ffio_kernel_max_pos) */
 	size_t dio_align;         /* O_DIRECT's alignment (ffio_kernel_dio_align), 0 until
 				     a description asks (f->lock) */
+	off_t wmax_pos;           /* where writes must end: max_pos, or RLIMIT_FSIZE's
+				     limit when lower (ffio_fsize_limit; files lock) */
 };
 
 /* Open path for the application (entry e, or NULL: only when the file is
@@ -330,11 +333,11 @@ static inline struct ffio_layer *ffio_ofd_hit_layer(const struct ffio_ofd *o, in
 
 /* A hit, or 0.  In ffio meanwhile, as in the full path: a signal handler's
  * call on the file goes to the kernel (interpose.h's managed()).  Bytes at
- * or past the file system's largest size are the full path's (do_read,
- * do_write: the kernel's limits). */
-static inline int ffio_ofd_within(const struct ffio_ofd *o, size_t n, off_t at)
+ * or past the file system's largest size, or written past RLIMIT_FSIZE,
+ * are the full path's (do_read, do_write: the kernel's limits). */
+static inline int ffio_ofd_within(off_t max, size_t n, off_t at)
 {
-	return at < o->file->max_pos && n <= (size_t)(o->file->max_pos - at);
+	return at < max && n <= (size_t)(max - at);
 }
 
 /* Might the kernel refuse the n bytes at buf (EFAULT, or a short count)?
@@ -363,17 +366,17 @@ static inline int ffio_user_range_odd(const void *buf, size_t n)
  * the kernel's limits, and wholly in plain user memory (not
  * ffio_user_range_odd: the hit's copy would fault where the kernel
  * returns EFAULT)?  One comparison for the buffer, given the cap. */
-static inline int ffio_ofd_hit_fits(const struct ffio_ofd *o, const void *buf, size_t n, off_t at)
+static inline int ffio_ofd_hit_fits(off_t max, const void *buf, size_t n, off_t at)
 {
 	return n - 1 < FFIO_HIT_CAP && (uintptr_t)buf - FFIO_USER_LO < FFIO_USER_HI - FFIO_USER_LO - n &&
-	       ffio_ofd_within(o, n, at);
+	       ffio_ofd_within(max, n, at);
 }
 
 static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 0);
 	ssize_t r = 0;
-	if (t && t->ops->read_hit && ffio_ofd_hit_fits(o, buf, n, at)) {
+	if (t && t->ops->read_hit && ffio_ofd_hit_fits(o->file->max_pos, buf, n, at)) {
 		ffio_in_lib++;
 		r = t->ops->read_hit(t, buf, n, at);
 		ffio_in_lib--;
@@ -385,7 +388,7 @@ static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, si
 {
 	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
 	ssize_t r = 0;
-	if (t && t->ops->write_hit && ffio_ofd_hit_fits(o, buf, n, at)) {
+	if (t && t->ops->write_hit && ffio_ofd_hit_fits(o->file->wmax_pos, buf, n, at)) {
 		ffio_in_lib++;
 		r = t->ops->write_hit(t, buf, n, at);
 		ffio_in_lib--;
@@ -647,6 +650,8 @@ int ffio_fdtab_init(void);
 	X(int, lutimes, (const char *, const struct timeval *))                    \
 	X(int, futimesat, (int, const char *, const struct timeval *))             \
 	X(int, utime, (const char *, const struct utimbuf *))                      \
+	X(int, setrlimit, (int, const struct rlimit *))                            \
+	X(int, prlimit, (pid_t, int, const struct rlimit *, struct rlimit *))      \
 	FFIO_FRESH_FUNCS(X)
 
 /* Calls that make a descriptor without open: X(ret, name, params, args);
@@ -803,6 +808,12 @@ int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t 
 /* The largest position the kernel allows the file fd (on file system dev)
  * to have: the file system's largest size (s_maxbytes).  See kernel_io.c. */
 off_t ffio_kernel_max_pos(int fd, dev_t dev);
+/* RLIMIT_FSIZE's soft limit as this process has it, LLONG_MAX for none:
+ * read at start-up and after the program sets it (rlimit.c), which
+ * updates every open file's wmax_pos (ffio_files_fsize_limit). */
+extern off_t ffio_fsize_limit;
+void ffio_fsize_refresh(void);
+void ffio_files_fsize_limit(void);
 /* An alignment to which O_DIRECT transfers on the file fd are never
  * refused for their offsets, lengths or buffers: at least what the file
  * system asks (statx's STATX_DIOALIGN), the page size where it does not

@@ -318,6 +318,7 @@ static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd,
 		return NULL;
 	}
 	f->max_pos = ffio_kernel_max_pos(f->fd, f->dev);
+	f->wmax_pos = f->max_pos < ffio_fsize_limit ? f->max_pos : ffio_fsize_limit;
 	/* The table knows ffio's own descriptor: the program never closes it. */
 	if (ffio_fd_get(f->fd))
 		(void)release_locked(f->fd, 0);
@@ -639,6 +640,15 @@ int ffio_file_unhold(struct ffio_file *f)
 
 /* ---- process events ----------------------------------------------------- */
 
+void ffio_files_fsize_limit(void)
+{
+	pthread_mutex_lock(&files_lock);
+	off_t limit = __atomic_load_n(&ffio_fsize_limit, __ATOMIC_RELAXED);
+	for (struct ffio_file *f = files; f; f = f->next)
+		__atomic_store_n(&f->wmax_pos, f->max_pos < limit ? f->max_pos : limit, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&files_lock);
+}
+
 int ffio_flush_all(void)
 {
 	int first = 0, vforked = ffio_in_vfork_child();
@@ -654,8 +664,7 @@ int ffio_flush_all(void)
 		int err = f->top ? ffio_layer_flush(f->top) : 0;
 		ffio_in_lib--;
 		if (err < 0) {
-			ffio_log("%s: flushing before a new program starts failed: %s", f->path,
-				 strerror(-err));
+			ffio_log("%s: writing back cached data failed: %s", f->path, strerror(-err));
 			ffio_file_set_error(f, err);
 			if (!first)
 				first = err;

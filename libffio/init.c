@@ -23,6 +23,7 @@ static void init_once(void)
 	ffio_real_init();
 	ffio_in_lib++;
 	ffio_pid = getpid();
+	ffio_fsize_refresh();
 	if (ffio_fdtab_init() < 0)
 		ffio_log("cannot allocate the descriptor table; running with plain I/O");
 	ffio_open_diags = ffio_env_flag(FFIO_ENV_OPEN_DIAGS);

@@ -3,11 +3,14 @@
  * request while it has no ring).  One transfer as the kernel makes it
  * (buffered writes in pieces), the same repeated until the whole request
  * is done, sync, truncate, size and advice; plus the iovec cursor they and
- * uring's SQE pieces share.  Each returns 0 or a byte count, or -errno. */
+ * uring's SQE pieces share.  Each returns 0 or a byte count, or -errno.
+ * And the kernel's limits on a file's calls: the file system's largest
+ * size, O_DIRECT's alignment, RLIMIT_FSIZE. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -242,4 +245,20 @@ size_t ffio_kernel_dio_align(int fd)
 	while (a & (a - 1)) /* not a power of two: the next one */
 		a = (a | (a - 1)) + 1;
 	return a;
+}
+
+/* RLIMIT_FSIZE (ffio-internal.h; rlimit.c sees the program set it). */
+off_t ffio_fsize_limit = LLONG_MAX;
+
+void ffio_fsize_refresh(void)
+{
+	struct rlimit rl;
+	off_t limit = LLONG_MAX;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < LLONG_MAX)
+		limit = (off_t)rl.rlim_cur;
+	if (limit != __atomic_load_n(&ffio_fsize_limit, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&ffio_fsize_limit, limit, __ATOMIC_RELAXED);
+		ffio_files_fsize_limit();
+	}
 }

@@ -24,6 +24,7 @@ libffio_core_la_SOURCES = \
 	libffio/bufpool.c \
 	libffio/posix.c \
 	libffio/times.c \
+	libffio/rlimit.c \
 	libffio/process.c \
 	libffio/aio.c \
 	libffio/govern.c \

@@ -63,17 +63,26 @@ static int acc(const struct ffio_ofd *o)
 }
 
 /* The kernel's limits on a transfer of len bytes at at: an end past
- * LLONG_MAX is EINVAL (rw_verify_area); from the file system's largest size
- * on (f->max_pos) a read gets nothing and a write EFBIG, and short of it
- * only the bytes before it move (filemap_read, generic_write_check_limits).
- * Returns the bytes that may move: len, fewer, or -errno. */
+ * LLONG_MAX is EINVAL (rw_verify_area); a write from RLIMIT_FSIZE's limit
+ * on raises SIGXFSZ (at the calling thread) and is EFBIG; from the file
+ * system's largest size on (f->max_pos) a read gets nothing and a write
+ * EFBIG; short of either only the bytes before it move (filemap_read,
+ * generic_write_check_limits).  Returns the bytes that may move: len,
+ * fewer, or -errno. */
 static ssize_t kernel_limits(const struct ffio_file *f, int write, off_t at, size_t len)
 {
+	off_t max = write ? f->wmax_pos : f->max_pos;
+
 	if (len > (size_t)(LLONG_MAX - at))
 		return -EINVAL;
-	if (at >= f->max_pos)
-		return write ? -EFBIG : 0;
-	return len < (size_t)(f->max_pos - at) ? (ssize_t)len : (ssize_t)(f->max_pos - at);
+	if (at >= max) {
+		if (!write)
+			return 0;
+		if (at >= __atomic_load_n(&ffio_fsize_limit, __ATOMIC_RELAXED))
+			(void)raise(SIGXFSZ);
+		return -EFBIG;
+	}
+	return len < (size_t)(max - at) ? (ssize_t)len : (ssize_t)(max - at);
 }
 
 /* The transfer of the first len bytes of iov at at through the stack:

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -344,6 +345,87 @@ static void case_times(void)
 	exit(0);
 }
 
+/* RLIMIT_FSIZE: writes cached before the limit is lowered stay; a write
+ * that reaches the limit is cut there, one at it is EFBIG with SIGXFSZ
+ * (counted, then with the default action: the process dies), as is a
+ * truncation past it; the limit raised with prlimit; a program started
+ * under the limit (dd, through system) dies of SIGXFSZ at it.  The limit
+ * holds for every file the process writes: its report goes to a pipe. */
+static volatile sig_atomic_t xfsz;
+static void on_xfsz(int sig) { (void)sig, xfsz++; }
+
+static void fsize_set(const char *how, rlim_t cur)
+{
+	struct rlimit rl;
+	int rc = getrlimit(RLIMIT_FSIZE, &rl);
+	rl.rlim_cur = cur;
+	if (rc == 0)
+		rc = how[0] == 's' ? setrlimit(RLIMIT_FSIZE, &rl) : prlimit(0, RLIMIT_FSIZE, &rl, NULL);
+	printf("%s %llu: %d\n", how, (unsigned long long)cur, rc);
+}
+
+static void fsize_said(const char *what, long long n)
+{
+	printf("%s: %lld %s, SIGXFSZ %d\n", what, n, n < 0 ? strerror(errno) : "", (int)xfsz);
+}
+
+static void fsize_run(void)
+{
+	char cmd[sizeof path + 128], what[64];
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	signal(SIGXFSZ, on_xfsz);
+	put(fd, "cached before the limit, 44 bytes long .....");
+	fsize_set("setrlimit", 20); /* below what was written */
+	fsize_said("pwrite 8 at 16", pwrite(fd, "abcdefgh", 8, 16));
+	fsize_said("pwrite 8 at 30", pwrite(fd, "abcdefgh", 8, 30));
+	fsize_said("fsync", fsync(fd));
+	fsize_set("setrlimit", 64);
+	for (off_t at = 40; at <= 72; at += 8) {
+		snprintf(what, sizeof what, "pwrite 8 at %lld", (long long)at);
+		fsize_said(what, pwrite(fd, "abcdefgh", 8, at));
+	}
+	fsize_said("lseek 58", lseek(fd, 58, SEEK_SET));
+	fsize_said("write 8", write(fd, "ABCDEFGH", 8));
+	fsize_said("write 8", write(fd, "ABCDEFGH", 8));
+	fsize_said("write 0", write(fd, "", 0));
+	fsize_said("ftruncate 100", ftruncate(fd, 100));
+	fsize_said("pwrite 2 at 62", pwrite(fd, "yz", 2, 62));
+	fsize_set("prlimit", 80);
+	fsize_said("pwrite 8 at 64", pwrite(fd, "12345678", 8, 64));
+	fsize_said("pwrite 16 at 72", pwrite(fd, "ijklmnopqrstuvwx", 16, 72));
+	fsize_said("close", close(fd));
+	snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s' bs=16 count=8 seek=3 conv=notrunc 2>/dev/null", path);
+	fflush(stdout);
+	int st = system(cmd);
+	printf("dd under the limit: %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	fd = open(path, O_WRONLY);
+	signal(SIGXFSZ, SIG_DFL);
+	fflush(stdout);
+	fsize_said("pwrite 1 at 80, SIGXFSZ's default action", pwrite(fd, "!", 1, 80));
+	exit(0);
+}
+
+static void case_fsize(void)
+{
+	char buf[512];
+	ssize_t n;
+	int p[2], st;
+	if (pipe(p) != 0)
+		exit(1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO), close(p[0]), close(p[1]);
+		fsize_run();
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof buf)) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	waitpid(pid, &st, 0);
+	printf("fsize: %s %d\n", WIFSIGNALED(st) ? "signal" : "exit", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -356,6 +438,7 @@ static const struct {
 	{"mmap", case_mmap},               {"dup2_reuse", case_dup2_reuse},
 	{"stdio_first", case_stdio_first}, {"stdout_redirect", case_stdout_redirect},
 	{"threads", case_threads},         {"times", case_times},
+	{"fsize", case_fsize},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,72 @@
+/* libffio/rlimit.c -- RLIMIT_FSIZE at the program's call, as the kernel
+ * has it: ffio knows the process's limit (read at start-up, and again
+ * after the program sets it with setrlimit or prlimit), so that a cached
+ * write past it is cut short, or refused with EFBIG and SIGXFSZ, when the
+ * program makes it (ofd.c's kernel_limits; write hits end before it).
+ * Lowering the limit first writes back what ffio holds: those writes were
+ * made under the old limit, and the kernel had them then.  A limit another
+ * process sets on this one (prlimit with its pid) is not seen until the
+ * program sets one itself (ffio(7)). */
+#include "config.h"
+#include <sys/resource.h>
+#include <unistd.h>
+#include "ffio-internal.h"
+#include "interpose.h"
+
+/* Does setting rl on this process (pid 0 or its own) change what ffio
+ * must know?  A vfork child shares ffio's memory with its parent: its
+ * limit is its own. */
+static int ours(pid_t pid, int resource, const struct rlimit *rl)
+{
+	return resource == RLIMIT_FSIZE && rl != NULL && !ffio_in_lib && !ffio_in_vfork_child() &&
+	       (pid == 0 || pid == getpid());
+}
+
+/* Before the limit is set: a lower one finds ffio's cached writes already
+ * with the kernel (an error writing them back is deferred to the file's
+ * next write, fsync or close, as at exec).  rl may be a bad pointer,
+ * which the kernel refuses (EFAULT): it is not read then. */
+static void before(const struct rlimit *rl)
+{
+	if (ffio_user_range_odd(rl, sizeof *rl) || !ffio_any_open())
+		return;
+	rlim_t cur = rl->rlim_cur;
+	if (cur != RLIM_INFINITY && cur < (rlim_t)__atomic_load_n(&ffio_fsize_limit, __ATOMIC_RELAXED))
+		(void)IN_LIB(ffio_flush_all());
+}
+
+FFIO_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	NEED(setrlimit, NOSYS);
+	if (!ours(0, (int)resource, rl))
+		return ffio_real.setrlimit((int)resource, rl);
+	before(rl);
+	int rc = ffio_real.setrlimit((int)resource, rl);
+	ffio_fsize_refresh();
+	return rc;
+}
+
+FFIO_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl, struct rlimit *old)
+{
+	NEED(prlimit, NOSYS);
+	if (!ours(pid, (int)resource, rl))
+		return ffio_real.prlimit(pid, (int)resource, rl, old);
+	before(rl);
+	int rc = ffio_real.prlimit(pid, (int)resource, rl, old);
+	ffio_fsize_refresh();
+	return rc;
+}
+
+/* The large-file names: struct rlimit64 is struct rlimit on LP64 targets. */
+_Static_assert(sizeof(struct rlimit64) == sizeof(struct rlimit), "rlimit64 is rlimit");
+
+FFIO_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	return setrlimit(resource, (const struct rlimit *)rl);
+}
+
+FFIO_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *rl,
+			  struct rlimit64 *old)
+{
+	return prlimit(pid, resource, (const struct rlimit *)rl, (struct rlimit *)old);
+}
