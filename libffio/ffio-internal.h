@@ -107,10 +107,11 @@ struct ffio_layer_ops {
 	 * having changed nothing (not a hit: the call takes the full path).
 	 * Called in a process with one thread, 0 < n <= FFIO_HIT_CAP, off >= 0,
 	 * buf wholly in plain user memory (ffio_ofd_hit_fits); the file does
-	 * not pass through, and for writes holds no deferred error and the
-	 * description is plain (no O_APPEND, O_SYNC, O_DSYNC).  Hits do not move
-	 * the file's stack_calls: a layer that keeps state from one hit to the
-	 * next sees its own hits.  See ffio_ofd_read_hit below. */
+	 * not pass through, the description is not O_DIRECT, and for writes
+	 * the file holds no deferred error and the description is plain (no
+	 * O_APPEND, O_SYNC, O_DSYNC).  Hits do not move the file's stack_calls:
+	 * a layer that keeps state from one hit to the next sees its own hits.
+	 * See ffio_ofd_hits and ffio_ofd_read_hit below. */
 	ssize_t (*read_hit)(struct ffio_layer *l, void *buf, size_t n, off_t off);
 	ssize_t (*write_hit)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
 
@@ -231,6 +232,13 @@ struct ffio_layer {
 struct ffio_ofd {
 	struct ffio_file *file;
 	off_t pos;                /* the position (file->lock) */
+	/* The top layer and its hit methods, where they may take this
+	 * description's calls, else NULL: set by ffio_ofd_hits wherever what
+	 * decides it changes (the flags, the file passing through or losing
+	 * its stack), so that the hit path tests one pointer. */
+	struct ffio_layer *hit_layer;
+	ssize_t (*read_hit)(struct ffio_layer *l, void *buf, size_t n, off_t off);
+	ssize_t (*write_hit)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
 	int oflags;               /* status flags as the application set them (file->lock) */
 	int refs;                 /* descriptors attached to it (files lock) */
 	int kfd;                  /* one of them: the kernel's twin of this description */
@@ -316,20 +324,12 @@ extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
 /* The small calls, with the hit path first (ffio_layer_ops.read_hit and
  * write_hit): inline in the wrappers, as a cache hit's whole cost is a
  * few dozen instructions.  A process with one thread needs no lock (see
- * LOCKED in ofd.c); a miss, or anything unusual, takes the full path, as
- * do O_DIRECT descriptions (their alignment: ofd.c's direct_odd). */
-static inline struct ffio_layer *ffio_ofd_hit_layer(const struct ffio_ofd *o, int write)
-{
-	const struct ffio_file *f = o->file;
-	int acc = o->oflags & O_ACCMODE;
-
-	if (!__libc_single_threaded || f->through || !f->top)
-		return NULL;
-	if (write ? acc == O_RDONLY || (o->oflags & (O_APPEND | O_DSYNC | O_DIRECT)) || f->error
-		  : acc == O_WRONLY || (o->oflags & O_DIRECT))
-		return NULL;
-	return f->top;
-}
+ * LOCKED in ofd.c); a miss, or anything unusual, takes the full path.
+ * Which descriptions may hit at all (ofd.c's ffio_ofd_hits): not ffio's
+ * own; a file that does not pass through, with a top layer that has the
+ * method; readable for reads; writable, without O_APPEND, O_SYNC or
+ * O_DSYNC for writes; not O_DIRECT (its alignment: ofd.c's direct_odd). */
+void ffio_ofd_hits(struct ffio_ofd *o);
 
 /* A hit, or 0.  In ffio meanwhile, as in the full path: a signal handler's
  * call on the file goes to the kernel (interpose.h's managed()).  Bytes at
@@ -374,46 +374,72 @@ static inline int ffio_ofd_hit_fits(off_t max, const void *buf, size_t n, off_t 
 
 static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
 {
-	struct ffio_layer *t = ffio_ofd_hit_layer(o, 0);
 	ssize_t r = 0;
-	if (t && t->ops->read_hit && ffio_ofd_hit_fits(o->file->max_pos, buf, n, at)) {
+	if (o->read_hit && __libc_single_threaded && ffio_ofd_hit_fits(o->file->max_pos, buf, n, at)) {
 		ffio_in_lib++;
-		r = t->ops->read_hit(t, buf, n, at);
+		r = o->read_hit(o->hit_layer, buf, n, at);
 		ffio_in_lib--;
 	}
 	return r;
 }
 
+/* A file with a deferred error reports it at the next write (do_write). */
 static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, size_t n, off_t at)
 {
-	struct ffio_layer *t = ffio_ofd_hit_layer(o, 1);
 	ssize_t r = 0;
-	if (t && t->ops->write_hit && ffio_ofd_hit_fits(o->file->wmax_pos, buf, n, at)) {
+	if (o->write_hit && __libc_single_threaded && !o->file->error &&
+	    ffio_ofd_hit_fits(o->file->wmax_pos, buf, n, at)) {
 		ffio_in_lib++;
-		r = t->ops->write_hit(t, buf, n, at);
+		r = o->write_hit(o->hit_layer, buf, n, at);
 		ffio_in_lib--;
 	}
 	return r;
 }
 
-static inline ssize_t ffio_ofd_read(struct ffio_ofd *o, void *buf, size_t n)
+/* At the position, which a hit moves. */
+static inline ssize_t ffio_ofd_read_hit_pos(struct ffio_ofd *o, void *buf, size_t n)
 {
 	ssize_t r = ffio_ofd_read_hit(o, buf, n, o->pos);
-	if (r > 0) {
+	if (r > 0)
 		o->pos += r;
-		return r;
+	return r;
+}
+
+static inline ssize_t ffio_ofd_write_hit_pos(struct ffio_ofd *o, const void *buf, size_t n)
+{
+	ssize_t r = ffio_ofd_write_hit(o, buf, n, o->pos);
+	if (r > 0)
+		o->pos += r;
+	return r;
+}
+
+/* An absolute seek within the kernel's limits sets the position, and a
+ * relative one by 0 (where am I? netCDF asks before each read) tells it,
+ * which is all do_seek would do, on a description with a stack (the file
+ * does not pass through: hit_layer) in a process with one thread.  1 when
+ * done (the result is o->pos). */
+static inline int ffio_ofd_seek_hit(struct ffio_ofd *o, off_t off, int whence)
+{
+	if (!o->hit_layer || !__libc_single_threaded)
+		return 0;
+	if (whence == SEEK_SET && off >= 0 && off <= o->file->max_pos) {
+		o->pos = off;
+		return 1;
 	}
-	return ffio_ofd_readv(o, &(struct iovec){buf, n}, 1);
+	return whence == SEEK_CUR && off == 0;
+}
+
+/* The calls with the hit first, then the full path (the direct API). */
+static inline ssize_t ffio_ofd_read(struct ffio_ofd *o, void *buf, size_t n)
+{
+	ssize_t r = ffio_ofd_read_hit_pos(o, buf, n);
+	return r > 0 ? r : ffio_ofd_readv(o, &(struct iovec){buf, n}, 1);
 }
 
 static inline ssize_t ffio_ofd_write(struct ffio_ofd *o, const void *buf, size_t n)
 {
-	ssize_t r = ffio_ofd_write_hit(o, buf, n, o->pos);
-	if (r > 0) {
-		o->pos += r;
-		return r;
-	}
-	return ffio_ofd_writev(o, &(struct iovec){(void *)buf, n}, 1);
+	ssize_t r = ffio_ofd_write_hit_pos(o, buf, n);
+	return r > 0 ? r : ffio_ofd_writev(o, &(struct iovec){(void *)buf, n}, 1);
 }
 
 static inline ssize_t ffio_ofd_pread(struct ffio_ofd *o, void *buf, size_t n, off_t off)
@@ -428,18 +454,9 @@ static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_
 	return r > 0 ? r : ffio_ofd_pwritev(o, &(struct iovec){(void *)buf, n}, 1, off);
 }
 
-/* An absolute seek within the kernel's limits sets the position, and a
- * relative one by 0 (where am I? netCDF asks before each read) returns
- * it, which is all do_seek would do. */
 static inline off_t ffio_ofd_lseek(struct ffio_ofd *o, off_t off, int whence)
 {
-	if (__libc_single_threaded && !o->file->through) {
-		if (whence == SEEK_SET && off >= 0 && off <= o->file->max_pos)
-			return o->pos = off;
-		if (whence == SEEK_CUR && off == 0)
-			return o->pos;
-	}
-	return ffio_ofd_seek(o, off, whence);
+	return ffio_ofd_seek_hit(o, off, whence) ? o->pos : ffio_ofd_seek(o, off, whence);
 }
 
 /* Operations on a file (every description); each takes f->lock. */

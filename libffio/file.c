@@ -42,6 +42,13 @@ int ffio_in_vfork_child(void)
 
 /* ---- files ------------------------------------------------------------- */
 
+/* The file passed through, or lost its stack: no description hits. */
+static void no_hits(struct ffio_file *f)
+{
+	for (struct ffio_ofd *o = f->ofds; o; o = o->next)
+		ffio_ofd_hits(o);
+}
+
 static void free_layers(struct ffio_file *f)
 {
 	struct ffio_layer *l = f->top, *next;
@@ -51,6 +58,7 @@ static void free_layers(struct ffio_file *f)
 		free(l);
 	}
 	f->top = NULL;
+	no_hits(f);
 }
 
 static void file_free(struct ffio_file *f)
@@ -205,6 +213,7 @@ static int pass_through_locked(struct ffio_file *f, int forever)
 	int e2 = ffio_file_give_offsets(f);
 	close_stack(f);
 	f->through = 1;
+	no_hits(f);
 	return err < 0 ? err : e2;
 }
 
@@ -375,6 +384,7 @@ static void private_lost(struct ffio_file *f)
 		free_layers(f);
 	}
 	f->through = 1;
+	no_hits(f);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -580,6 +590,7 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 	o->kfd = fd;
 	o->next = f->ofds;
 	f->ofds = o;
+	ffio_ofd_hits(o);
 	f->users++;
 	f->refs++;
 	attach_locked(fd, o);

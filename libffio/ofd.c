@@ -355,9 +355,23 @@ off_t ffio_ofd_pos(struct ffio_ofd *o)
 	return LOCKED(o->file, get_pos(o));
 }
 
+void ffio_ofd_hits(struct ffio_ofd *o)
+{
+	const struct ffio_file *f = o->file;
+	struct ffio_layer *t = o->is_private || f->through ? NULL : f->top;
+	int acc = o->oflags & O_ACCMODE;
+
+	o->hit_layer = t;
+	o->read_hit = t && acc != O_WRONLY && !(o->oflags & O_DIRECT) ? t->ops->read_hit : NULL;
+	o->write_hit = t && acc != O_RDONLY && !(o->oflags & (O_APPEND | O_DSYNC | O_DIRECT))
+			       ? t->ops->write_hit
+			       : NULL;
+}
+
 static int set_flags(struct ffio_ofd *o, int flags)
 {
 	o->oflags = (o->oflags & O_ACCMODE) | (flags & ~O_ACCMODE);
+	ffio_ofd_hits(o);
 	return 0;
 }
 

@@ -168,40 +168,56 @@ FFIO_EXPORT int close(int fd)
 /* ---- calls on one descriptor: one table ------------------------------- */
 
 /* The calls whose managed form is one call on the description (or its
- * file): X(ret, name, params, args, fallback, managed).  Each row makes
- * NAME, which takes the real call at once for a descriptor ffio does not
- * manage, and its out-of-line body NAME_slow.  fallback: the statement run
- * before the C library's functions are known; managed: an internal call
- * (0, a count or -errno) on o.  The large-file names are aliases (below). */
+ * file): X(ret, name, params, args, fallback, managed, hit).  Each row
+ * makes NAME, which takes the real call at once for a descriptor ffio does
+ * not manage, and its out-of-line body NAME_slow.  fallback: the statement
+ * run before the C library's functions are known; managed: an internal
+ * call (0, a count or -errno) on o; hit: a statement that returns the
+ * call's result when the hit path took it (ffio-internal.h), tried first
+ * on a managed descriptor.  The large-file names are aliases (below). */
 #define SYSCALL(...) return result(syscall(__VA_ARGS__))
+#define NO_HIT (void)0
+#define HIT(expr)                             \
+	do {                                  \
+		ssize_t h_ = (expr);          \
+		if (h_ > 0)                   \
+			return h_;            \
+	} while (0)
+#define IOV1(buf, n) &(struct iovec){(void *)(buf), n}, 1
 #define FD_CALLS(X)                                                                             \
 	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                           \
-	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_read(o, buf, n))                              \
+	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n)),                       \
+	  HIT(ffio_ofd_read_hit_pos(o, buf, n)))                                                \
 	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                    \
-	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_write(o, buf, n))                            \
+	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n)),                     \
+	  HIT(ffio_ofd_write_hit_pos(o, buf, n)))                                               \
 	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),          \
-	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_pread(o, buf, n, off))                \
+	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), off),         \
+	  HIT(off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0))                                \
 	X(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off),   \
-	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwrite(o, buf, n, off))              \
+	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), off),       \
+	  HIT(off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0))                               \
 	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,    \
-	  vec_read(o, iov, cnt, -1, 0))                                                         \
+	  vec_read(o, iov, cnt, -1, 0), NO_HIT)                                                 \
 	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,   \
-	  vec_write(o, iov, cnt, -1, 0))                                                        \
+	  vec_write(o, iov, cnt, -1, 0), NO_HIT)                                                \
 	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off),               \
-	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0))        \
+	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0), NO_HIT) \
 	X(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),              \
-	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_write(o, iov, cnt, off, 0))       \
+	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_write(o, iov, cnt, off, 0), NO_HIT) \
 	X(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),   \
-	  (fd, iov, cnt, off, flags), NOSYS, vec_read(o, iov, cnt, off, flags))                 \
+	  (fd, iov, cnt, off, flags), NOSYS, vec_read(o, iov, cnt, off, flags), NO_HIT)         \
 	X(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),  \
-	  (fd, iov, cnt, off, flags), NOSYS, vec_write(o, iov, cnt, off, flags))                \
+	  (fd, iov, cnt, off, flags), NOSYS, vec_write(o, iov, cnt, off, flags), NO_HIT)        \
 	X(off_t, lseek, (int fd, off_t off, int whence), (fd, off, whence),                     \
-	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_lseek(o, off, whence))                  \
-	X(int, fsync, (int fd), (fd), SYSCALL(SYS_fsync, fd), ffio_file_fsync(o->file, 0))      \
+	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_seek(o, off, whence),                   \
+	  if (ffio_ofd_seek_hit(o, off, whence)) return o->pos)                                 \
+	X(int, fsync, (int fd), (fd), SYSCALL(SYS_fsync, fd), ffio_file_fsync(o->file, 0),      \
+	  NO_HIT)                                                                               \
 	X(int, fdatasync, (int fd), (fd), SYSCALL(SYS_fdatasync, fd),                           \
-	  ffio_file_fsync(o->file, 1))                                                          \
+	  ffio_file_fsync(o->file, 1), NO_HIT)                                                  \
 	X(int, ftruncate, (int fd, off_t len), (fd, len), SYSCALL(SYS_ftruncate, fd, len),      \
-	  ffio_ofd_truncate(o, len))
+	  ffio_ofd_truncate(o, len), NO_HIT)
 
 /* preadv2/pwritev2 flags on a managed file: offset -1 means the file
  * position; RWF_HIPRI and RWF_NOWAIT are hints (the stack may block);
@@ -227,26 +243,39 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 	return ffio_ofd_pwritev2(o, iov, cnt, off, flags & RWF_WRITE);
 }
 
-#define FD_WRAPPER(ret, name, params, args, fallback, call)                                    \
-	static SLOW ret name##_slow params                                                      \
-	{                                                                                       \
-		NEED(name, fallback);                                                           \
-		struct ffio_ofd *o = managed(fd);                                               \
-		if (likely(o == NULL))                                                          \
-			return ffio_real.name args;                                             \
-		return (ret)result(IN_LIB(call));                                               \
-	}                                                                                       \
-	FFIO_EXPORT ret name params                                                             \
-	{                                                                                       \
-		if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && \
-			   ffio_real.name)) {                                                    \
-			struct ffio_ofd *o = ffio_fd_get(fd);                                   \
-			if (likely(o == NULL))                                                  \
-				return ffio_real.name args;                                     \
-			if (likely(!ffio_in_lib && !o->is_private && !o->file->through))        \
-				return (ret)result(IN_LIB(call));                               \
-		}                                                                               \
-		return name##_slow args;                                                        \
+/* NAME for a descriptor ffio does not manage: one look-up, then the real
+ * call (a jump); NAME_managed, for one it manages: the hit, the full path,
+ * or NAME_slow for the rare cases (before the C library's functions are
+ * known, inside ffio, a file that passes through). */
+#define WITH_O(...) (struct ffio_ofd *o, __VA_ARGS__)
+#define AND_O(...)  (o, __VA_ARGS__)
+#define REAL_READY(name) (__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && ffio_real.name)
+#define FD_WRAPPER(ret, name, params, args, fallback, call, hit)                              \
+	static SLOW ret name##_slow params                                                     \
+	{                                                                                      \
+		NEED(name, fallback);                                                          \
+		struct ffio_ofd *o = managed(fd);                                              \
+		if (likely(o == NULL))                                                         \
+			return ffio_real.name args;                                            \
+		return (ret)result(IN_LIB(call));                                              \
+	}                                                                                      \
+	__attribute__((noinline)) static ret name##_managed WITH_O params                     \
+	{                                                                                      \
+		if (likely(!ffio_in_lib))                                                      \
+			hit;                                                                   \
+		if (likely(REAL_READY(name) && !ffio_in_lib && !o->is_private && !o->file->through)) \
+			return (ret)result(IN_LIB(call));                                      \
+		return name##_slow args;                                                       \
+	}                                                                                      \
+	FFIO_EXPORT ret name params                                                            \
+	{                                                                                      \
+		struct ffio_ofd *o = ffio_fd_get(fd);                                          \
+		if (likely(o == NULL)) {                                                       \
+			if (likely(REAL_READY(name)))                                          \
+				return ffio_real.name args;                                    \
+			return name##_slow args;                                               \
+		}                                                                              \
+		return name##_managed AND_O args;                                              \
 	}
 FD_CALLS(FD_WRAPPER)
 
