@@ -244,9 +244,11 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 }
 
 /* NAME for a descriptor ffio does not manage: one look-up, then the real
- * call (a jump); NAME_managed, for one it manages: the hit, the full path,
- * or NAME_slow for the rare cases (before the C library's functions are
- * known, inside ffio, a file that passes through). */
+ * call (a jump); NAME_managed, for one it manages: the hit, else NAME_full,
+ * the full path, or NAME_slow for the rare cases (before the C library's
+ * functions are known, inside ffio, a file that passes through).  Each
+ * calls the next as its last act, so that a hit saves no more registers
+ * than it needs. */
 #define WITH_O(...) (struct ffio_ofd *o, __VA_ARGS__)
 #define AND_O(...)  (o, __VA_ARGS__)
 #define REAL_READY(name) (__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && ffio_real.name)
@@ -259,13 +261,17 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 			return ffio_real.name args;                                            \
 		return (ret)result(IN_LIB(call));                                              \
 	}                                                                                      \
+	__attribute__((noinline)) static ret name##_full WITH_O params                        \
+	{                                                                                      \
+		if (likely(REAL_READY(name) && !ffio_in_lib && !o->is_private && !o->file->through)) \
+			return (ret)result(IN_LIB(call));                                      \
+		return name##_slow args;                                                       \
+	}                                                                                      \
 	__attribute__((noinline)) static ret name##_managed WITH_O params                     \
 	{                                                                                      \
 		if (likely(!ffio_in_lib))                                                      \
 			hit;                                                                   \
-		if (likely(REAL_READY(name) && !ffio_in_lib && !o->is_private && !o->file->through)) \
-			return (ret)result(IN_LIB(call));                                      \
-		return name##_slow args;                                                       \
+		return name##_full AND_O args;                                                 \
 	}                                                                                      \
 	FFIO_EXPORT ret name params                                                            \
 	{                                                                                      \
