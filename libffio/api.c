@@ -96,16 +96,33 @@ static struct ffio_ofd *api_ofd(int fd)
 	return o && !o->is_private ? o : NULL;
 }
 
-ssize_t ffread(int fd, void *buf, size_t n)
+/* Each call tries the hit first (ffio-internal.h), then the full path in
+ * a function of its own, so that a hit saves no more registers than it
+ * needs. */
+__attribute__((noinline)) static ssize_t read_full(int fd, void *buf, size_t n)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	return o ? result(ffio_ofd_read(o, buf, n)) : read(fd, buf, n);
+	return o ? result(ffio_ofd_readv(o, &(struct iovec){buf, n}, 1)) : read(fd, buf, n);
+}
+
+ssize_t ffread(int fd, void *buf, size_t n)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	ssize_t r = o ? ffio_ofd_read_hit_pos(o, buf, n) : 0;
+	return r > 0 ? r : read_full(fd, buf, n);
+}
+
+__attribute__((noinline)) static ssize_t write_full(int fd, const void *buf, size_t n)
+{
+	struct ffio_ofd *o = api_ofd(fd);
+	return o ? result(ffio_ofd_writev(o, &(struct iovec){(void *)buf, n}, 1)) : write(fd, buf, n);
 }
 
 ssize_t ffwrite(int fd, const void *buf, size_t n)
 {
-	struct ffio_ofd *o = api_ofd(fd);
-	return o ? result(ffio_ofd_write(o, buf, n)) : write(fd, buf, n);
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	ssize_t r = o ? ffio_ofd_write_hit_pos(o, buf, n) : 0;
+	return r > 0 ? r : write_full(fd, buf, n);
 }
 
 ssize_t ffpread(int fd, void *buf, size_t n, off_t off)
@@ -120,10 +137,16 @@ ssize_t ffpwrite(int fd, const void *buf, size_t n, off_t off)
 	return o ? result(ffio_ofd_pwrite(o, buf, n, off)) : pwrite(fd, buf, n, off);
 }
 
-off_t ffseek(int fd, off_t off, int whence)
+__attribute__((noinline)) static off_t seek_full(int fd, off_t off, int whence)
 {
 	struct ffio_ofd *o = api_ofd(fd);
-	return o ? result(ffio_ofd_lseek(o, off, whence)) : lseek(fd, off, whence);
+	return o ? result(ffio_ofd_seek(o, off, whence)) : lseek(fd, off, whence);
+}
+
+off_t ffseek(int fd, off_t off, int whence)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	return o && ffio_ofd_seek_hit(o, off, whence) ? o->pos : seek_full(fd, off, whence);
 }
 
 int ffflush(int fd)
