@@ -429,19 +429,7 @@ static inline int ffio_ofd_seek_hit(struct ffio_ofd *o, off_t off, int whence)
 	return whence == SEEK_CUR && off == 0;
 }
 
-/* The calls with the hit first, then the full path (the direct API). */
-static inline ssize_t ffio_ofd_read(struct ffio_ofd *o, void *buf, size_t n)
-{
-	ssize_t r = ffio_ofd_read_hit_pos(o, buf, n);
-	return r > 0 ? r : ffio_ofd_readv(o, &(struct iovec){buf, n}, 1);
-}
-
-static inline ssize_t ffio_ofd_write(struct ffio_ofd *o, const void *buf, size_t n)
-{
-	ssize_t r = ffio_ofd_write_hit_pos(o, buf, n);
-	return r > 0 ? r : ffio_ofd_writev(o, &(struct iovec){(void *)buf, n}, 1);
-}
-
+/* ffpread and ffpwrite: the hit first, then the full path. */
 static inline ssize_t ffio_ofd_pread(struct ffio_ofd *o, void *buf, size_t n, off_t off)
 {
 	ssize_t r = off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0;
@@ -452,11 +440,6 @@ static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_
 {
 	ssize_t r = off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0;
 	return r > 0 ? r : ffio_ofd_pwritev(o, &(struct iovec){(void *)buf, n}, 1, off);
-}
-
-static inline off_t ffio_ofd_lseek(struct ffio_ofd *o, off_t off, int whence)
-{
-	return ffio_ofd_seek_hit(o, off, whence) ? o->pos : ffio_ofd_seek(o, off, whence);
 }
 
 /* Operations on a file (every description); each takes f->lock. */

@@ -1,7 +1,8 @@
 /* t/cache_hits.c -- the hit path (ffio_layer_ops.read_hit and write_hit,
- * the cache's cache_read_hit and cache_write_hit, and the inline
- * ffio_ofd_read/write/pread/pwrite/lseek of ffio-internal.h) changes
- * nothing a program can see, and is taken.
+ * the cache's cache_read_hit and cache_write_hit, the inline gates of
+ * ffio-internal.h (ffio_ofd_read_hit, _write_hit, _seek_hit) and the
+ * wrappers that try them first) changes nothing a program can see, and is
+ * taken.
  *
  * 1. Differential, with the kernel as the oracle: scripted scenarios aimed
  *    at each boundary of the hit conditions, and a seeded random mix, are
