@@ -651,6 +651,7 @@ int ffio_fdtab_init(void);
 	X(int, futimesat, (int, const char *, const struct timeval *))             \
 	X(int, utime, (const char *, const struct utimbuf *))                      \
 	X(int, setrlimit, (int, const struct rlimit *))                            \
+	X(int, ioctl, (int, unsigned long, ...))                                   \
 	X(int, prlimit, (pid_t, int, const struct rlimit *, struct rlimit *))      \
 	FFIO_FRESH_FUNCS(X)
 

@@ -1,8 +1,9 @@
 /* libffio/interpose.h -- what the interposed C-library names share
- * (posix.c, times.c, process.c, aio.c, api.c): readiness of the real
- * functions, the conversion of internal results at the POSIX boundary, the
- * reentrancy guard, the rule for which descriptors ffio manages, and the
- * managed file behind a path's stat. */
+ * (posix.c, times.c, rlimit.c, ioctl.c, process.c, aio.c, api.c):
+ * readiness of the real functions, the conversion of internal results at
+ * the POSIX boundary, the reentrancy guard, the rule for which descriptors
+ * ffio manages, the managed file behind a path's stat, and the calls in
+ * which the kernel reads or writes a managed file itself. */
 #ifndef FFIO_INTERPOSE_H
 #define FFIO_INTERPOSE_H
 
@@ -82,6 +83,30 @@ static inline struct ffio_file *file_of_stat(const struct stat *st)
 		return NULL;
 	}
 	return f;
+}
+
+/* Before the kernel reads or writes a managed file directly (posix.c's
+ * copy_file_range, sendfile, splice; ioctl.c): flush it and give the
+ * kernel the positions. */
+static inline int kernel_io_begin(struct ffio_ofd *o)
+{
+	return o ? IN_LIB(ffio_file_sync_kernel(o->file)) : 0;
+}
+
+/* After: a written file drops what it cached (its data and size changed
+ * underneath); when the kernel moved the descriptor's offset, the
+ * position follows it. */
+static inline void kernel_io_end(struct ffio_ofd *o, int fd, int written, int moved)
+{
+	if (o == NULL)
+		return;
+	if (written)
+		defer_error(o->file, IN_LIB(ffio_file_invalidate(o->file)));
+	if (moved) {
+		off_t k = ffio_real.lseek(fd, 0, SEEK_CUR);
+		if (k >= 0)
+			IN_LIB(ffio_ofd_seek(o, k, SEEK_SET));
+	}
 }
 
 #endif

@@ -25,6 +25,7 @@ libffio_core_la_SOURCES = \
 	libffio/posix.c \
 	libffio/times.c \
 	libffio/rlimit.c \
+	libffio/ioctl.c \
 	libffio/process.c \
 	libffio/aio.c \
 	libffio/govern.c \

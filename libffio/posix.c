@@ -776,29 +776,6 @@ FFIO_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 
 /* ---- kernel-side copies ------------------------------------------------ */
 
-/* Before the kernel reads or writes a managed file directly: flush it and
- * give the kernel the positions. */
-static int kernel_io_begin(struct ffio_ofd *o)
-{
-	return o ? IN_LIB(ffio_file_sync_kernel(o->file)) : 0;
-}
-
-/* After: a written file drops what it cached (its data and size changed
- * underneath); when the kernel moved the descriptor's offset, the
- * position follows it. */
-static void kernel_io_end(struct ffio_ofd *o, int fd, int written, int moved)
-{
-	if (o == NULL)
-		return;
-	if (written)
-		defer_error(o->file, IN_LIB(ffio_file_invalidate(o->file)));
-	if (moved) {
-		off_t k = ffio_real.lseek(fd, 0, SEEK_CUR);
-		if (k >= 0)
-			IN_LIB(ffio_ofd_seek(o, k, SEEK_SET));
-	}
-}
-
 FFIO_EXPORT ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t *off_out, size_t len,
 			unsigned flags)
 {

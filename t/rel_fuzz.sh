@@ -16,10 +16,10 @@ libs="-ldl -lpthread"
 grep -q '^#define HAVE_LIBURING 1' "$top_builddir/config.h" && libs="$libs -luring"
 # ASan replaces malloc: leave jemalloc out.  The harness needs the parser,
 # the layer tables and the core, not the interposed POSIX calls (nor
-# setrlimit, which libFuzzer itself calls).
+# setrlimit and ioctl, which libFuzzer and its sanitizers call).
 mkdir "$scratch/cfg"
 sed 's/^#define HAVE_JEMALLOC 1$/\/* jemalloc: not under ASan *\//' "$top_builddir/config.h" >"$scratch/cfg/config.h"
-src=$(ls "$S"/libffio/*.c | grep -v -e '/posix\.c$' -e '/aio\.c$' -e '/rlimit\.c$')
+src=$(ls "$S"/libffio/*.c | grep -v -e '/posix\.c$' -e '/aio\.c$' -e '/rlimit\.c$' -e '/ioctl\.c$')
 if "$FUZZ_CC" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-DFFIO_LIBFUZZER -DHAVE_CONFIG_H -I"$scratch/cfg" -I"$S/include" -I"$S/libffio" \
 	$src "$S"/layers/*.c "$S"/layers/cache/*.c "$S/t/fuzz_spec.c" -o "$scratch/fuzz_spec" $libs 2>"$scratch/cc.err"; then
