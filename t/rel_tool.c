@@ -277,8 +277,21 @@ int main(int argc, char **argv)
 		return check(argv[2], atoll(argv[3]), 0, 1);
 	if (argc >= 5 && strcmp(argv[1], "check2") == 0)
 		return check(argv[2], atoll(argv[3]), atoi(argv[4]), 0);
-	if (argc >= 5 && strcmp(argv[1], "exit") == 0)
+	if (argc >= 5 && strcmp(argv[1], "exit") == 0) {
+		/* A shell without job control starts background commands with
+		 * SIGINT and SIGQUIT ignored, which a process inherits: then
+		 * raise(SIGINT) does nothing.  Run again with the default, so
+		 * that ffio starts (its flusher decides at start-up) as the way
+		 * out asked means. */
+		int sig = strcmp(argv[4], "int") == 0 ? SIGINT : strcmp(argv[4], "term") == 0 ? SIGTERM : 0;
+		struct sigaction sa;
+		if (sig && sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) {
+			signal(sig, SIG_DFL);
+			execv("/proc/self/exe", argv);
+			die("execv");
+		}
 		return cmd_exit(argv[2], atoll(argv[3]), argv[4]);
+	}
 	if (argc >= 4 && strcmp(argv[1], "fork") == 0)
 		return cmd_fork(argv[2], atoll(argv[3]));
 	if (argc >= 5 && strcmp(argv[1], "exec") == 0)
