@@ -35,7 +35,6 @@ struct ffio_layer;
 struct statx; /* <sys/stat.h> declares it only with _GNU_SOURCE */
 struct timeval;
 struct utimbuf;
-struct rlimit;
 struct ffio_file;
 
 /* ---- layer descriptors ------------------------------------------------ */
@@ -650,9 +649,6 @@ int ffio_fdtab_init(void);
 	X(int, lutimes, (const char *, const struct timeval *))                    \
 	X(int, futimesat, (int, const char *, const struct timeval *))             \
 	X(int, utime, (const char *, const struct utimbuf *))                      \
-	X(int, setrlimit, (int, const struct rlimit *))                            \
-	X(int, ioctl, (int, unsigned long, ...))                                   \
-	X(int, prlimit, (pid_t, int, const struct rlimit *, struct rlimit *))      \
 	FFIO_FRESH_FUNCS(X)
 
 /* Calls that make a descriptor without open: X(ret, name, params, args);

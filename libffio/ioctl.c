@@ -18,6 +18,14 @@
 #include "ffio-internal.h"
 #include "interpose.h"
 
+/* The kernel's call, as the C library makes it: a system call, with no
+ * look-up of the C library's function (sanitizer runtimes make ioctls
+ * while they start, before anything else is ready). */
+static int sys_ioctl(int fd, unsigned long request, void *arg)
+{
+	return (int)syscall(SYS_ioctl, fd, request, arg);
+}
+
 static int on_data(unsigned long request)
 {
 	switch (request) {
@@ -64,16 +72,15 @@ FFIO_EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	NEED(ioctl, return (int)syscall(SYS_ioctl, fd, request, arg));
 	if (likely(!on_data(request) || !ffio_any_open()))
-		return ffio_real.ioctl(fd, request, arg);
+		return sys_ioctl(fd, request, arg);
 	struct ffio_ofd *o = managed(fd), *src;
 	int rc = other_files(fd, request, arg, &src);
 	if (rc == 0)
 		rc = kernel_io_begin(o);
 	if (rc < 0)
 		return (int)result(rc);
-	int r = ffio_real.ioctl(fd, request, arg);
+	int r = sys_ioctl(fd, request, arg);
 	int err = errno;
 	kernel_io_end(o, fd, request == FICLONE || request == FICLONERANGE, 0);
 	errno = err;

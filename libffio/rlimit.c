@@ -9,6 +9,7 @@
  * program sets one itself (ffio(7)). */
 #include "config.h"
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "interpose.h"
@@ -35,26 +36,35 @@ static void before(const struct rlimit *rl)
 		(void)IN_LIB(ffio_flush_all());
 }
 
+/* The kernel's call, as the C library makes it (prlimit64 on this
+ * process for setrlimit): a system call, with no look-up of the C
+ * library's function, since sanitizer runtimes set limits while they
+ * start, before anything else is ready. */
+static int sys_prlimit(pid_t pid, int resource, const struct rlimit *rl, struct rlimit *old)
+{
+	return (int)syscall(SYS_prlimit64, pid, resource, rl, old);
+}
+
+static int set_limit(pid_t pid, int resource, const struct rlimit *rl, struct rlimit *old)
+{
+	if (!ours(pid, resource, rl))
+		return sys_prlimit(pid, resource, rl, old);
+	before(rl);
+	int rc = sys_prlimit(pid, resource, rl, old);
+	int err = errno;
+	ffio_fsize_refresh();
+	errno = err;
+	return rc;
+}
+
 FFIO_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
-	NEED(setrlimit, NOSYS);
-	if (!ours(0, (int)resource, rl))
-		return ffio_real.setrlimit((int)resource, rl);
-	before(rl);
-	int rc = ffio_real.setrlimit((int)resource, rl);
-	ffio_fsize_refresh();
-	return rc;
+	return set_limit(0, (int)resource, rl, NULL);
 }
 
 FFIO_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl, struct rlimit *old)
 {
-	NEED(prlimit, NOSYS);
-	if (!ours(pid, (int)resource, rl))
-		return ffio_real.prlimit(pid, (int)resource, rl, old);
-	before(rl);
-	int rc = ffio_real.prlimit(pid, (int)resource, rl, old);
-	ffio_fsize_refresh();
-	return rc;
+	return set_limit(pid, (int)resource, rl, old);
 }
 
 /* The large-file names: struct rlimit64 is struct rlimit on LP64 targets. */
@@ -62,11 +72,11 @@ _Static_assert(sizeof(struct rlimit64) == sizeof(struct rlimit), "rlimit64 is rl
 
 FFIO_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
 {
-	return setrlimit(resource, (const struct rlimit *)rl);
+	return set_limit(0, (int)resource, (const struct rlimit *)rl, NULL);
 }
 
 FFIO_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *rl,
 			  struct rlimit64 *old)
 {
-	return prlimit(pid, resource, (const struct rlimit *)rl, (struct rlimit *)old);
+	return set_limit(pid, (int)resource, (const struct rlimit *)rl, (struct rlimit *)old);
 }
