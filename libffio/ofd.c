@@ -69,7 +69,9 @@ static int acc(const struct ffio_ofd *o)
  * EFBIG; short of either only the bytes before it move (filemap_read,
  * generic_write_check_limits).  Returns the bytes that may move: len,
  * fewer, or -errno. */
-static ssize_t kernel_limits(const struct ffio_file *f, int write, off_t at, size_t len)
+static void raise_xfsz(struct ffio_file *f);
+
+static ssize_t kernel_limits(struct ffio_file *f, int write, off_t at, size_t len)
 {
 	off_t max = write ? f->wmax_pos : f->max_pos;
 
@@ -79,10 +81,27 @@ static ssize_t kernel_limits(const struct ffio_file *f, int write, off_t at, siz
 		if (!write)
 			return 0;
 		if (at >= __atomic_load_n(&ffio_fsize_limit, __ATOMIC_RELAXED))
-			(void)raise(SIGXFSZ);
+			raise_xfsz(f);
 		return -EFBIG;
 	}
 	return len < (size_t)(max - at) ? (ssize_t)len : (ssize_t)(max - at);
+}
+
+/* SIGXFSZ left to its default action ends the process, which loses no
+ * byte it wrote before: without ffio they were with the kernel.  So what
+ * ffio holds is written back first: this file's (its lock is held), and
+ * in a process with one thread every file's (no lock is held then:
+ * LOCKED).  Errors are moot: the process is ending. */
+static void raise_xfsz(struct ffio_file *f)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+		(void)ffio_layer_flush(f->top);
+		if (__libc_single_threaded)
+			(void)ffio_flush_all();
+	}
+	(void)raise(SIGXFSZ);
 }
 
 /* The transfer of the first len bytes of iov at at through the stack:
