@@ -42,7 +42,9 @@ int ffio_in_vfork_child(void)
 
 /* ---- files ------------------------------------------------------------- */
 
-/* The file passed through, or lost its stack: no description hits. */
+/* The file lost its stack: no description hits.  A file passes through
+ * only with its stack gone (close_stack, private_lost), so this is the
+ * one place that clears them. */
 static void no_hits(struct ffio_file *f)
 {
 	for (struct ffio_ofd *o = f->ofds; o; o = o->next)
@@ -213,7 +215,6 @@ static int pass_through_locked(struct ffio_file *f, int forever)
 	int e2 = ffio_file_give_offsets(f);
 	close_stack(f);
 	f->through = 1;
-	no_hits(f);
 	return err < 0 ? err : e2;
 }
 
@@ -384,7 +385,6 @@ static void private_lost(struct ffio_file *f)
 		free_layers(f);
 	}
 	f->through = 1;
-	no_hits(f);
 	pthread_mutex_unlock(&f->lock);
 }
 

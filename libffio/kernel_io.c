@@ -232,15 +232,13 @@ size_t ffio_kernel_dio_align(int fd)
 {
 	struct statx stx;
 	long page = sysconf(_SC_PAGESIZE);
-	size_t a = page > 0 ? (size_t)page : 4096, ask;
+	size_t a = page > 0 ? (size_t)page : 4096;
 	int saved_errno = errno;
 
 	if (ffio_real.statx && ffio_real.statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
-	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_mem_align && stx.stx_dio_offset_align) {
-		ask = stx.stx_dio_mem_align > stx.stx_dio_offset_align ? stx.stx_dio_mem_align
-									: stx.stx_dio_offset_align;
-		a = ask;
-	}
+	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_mem_align && stx.stx_dio_offset_align)
+		a = stx.stx_dio_mem_align > stx.stx_dio_offset_align ? stx.stx_dio_mem_align
+								     : stx.stx_dio_offset_align;
 	errno = saved_errno;
 	while (a & (a - 1)) /* not a power of two: the next one */
 		a = (a | (a - 1)) + 1;

@@ -89,17 +89,18 @@ static ssize_t kernel_limits(struct ffio_file *f, int write, off_t at, size_t le
 
 /* SIGXFSZ left to its default action ends the process, which loses no
  * byte it wrote before: without ffio they were with the kernel.  So what
- * ffio holds is written back first: this file's (its lock is held), and
- * in a process with one thread every file's (no lock is held then:
- * LOCKED).  Errors are moot: the process is ending. */
+ * ffio holds is written back first: in a process with one thread every
+ * file's (no lock is held then: LOCKED), else this file's (its lock is
+ * held).  Errors are moot: the process is ending. */
 static void raise_xfsz(struct ffio_file *f)
 {
 	struct sigaction sa;
 
 	if (sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
-		(void)ffio_layer_flush(f->top);
 		if (__libc_single_threaded)
 			(void)ffio_flush_all();
+		else
+			(void)ffio_layer_flush(f->top);
 	}
 	(void)raise(SIGXFSZ);
 }
