@@ -30,7 +30,7 @@ static int sys_open(struct ffio_layer *l, int dirfd, const char *path, int flags
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return -errno;
-	l->file->fd = fd;
+	l->file->fd = ffio_fd_park(fd);
 	s->st.count[FFIO_STAT_OPEN]++;
 	return 0;
 }

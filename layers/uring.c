@@ -127,20 +127,45 @@ struct idle_ring {
 	unsigned depth, flags;
 };
 static struct idle_ring idle[IDLE_RINGS];
+
+/* A ring's end: its descriptor is ffio's own (ffio_fd_own) until then. */
+static void ring_exit(struct io_uring *ring)
+{
+	ffio_fd_disown(ring->ring_fd);
+	io_uring_queue_exit(ring);
+}
 static int nidle;
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void idle_drop_in_child(void)
 {
 	for (int i = 0; i < nidle; i++)
-		io_uring_queue_exit(&idle[i].ring); /* our copy of the mappings and fd */
+		ring_exit(&idle[i].ring); /* our copy of the mappings and fd */
 	nidle = 0;
+}
+
+/* The program ran out of descriptors (ffio_fd_pressure): one idle ring's
+ * is given up (1), if there is one. */
+static int idle_release(void)
+{
+	struct io_uring ring;
+	int found = 0;
+	pthread_mutex_lock(&idle_lock);
+	if (nidle > 0) {
+		ring = idle[--nidle].ring;
+		found = 1;
+	}
+	pthread_mutex_unlock(&idle_lock);
+	if (found)
+		ring_exit(&ring);
+	return found;
 }
 
 static void idle_init(void)
 {
 	ffio_atfork_hold(&idle_lock, FFIO_LOCK_IDLE_RINGS);
 	ffio_atfork(NULL, NULL, idle_drop_in_child);
+	ffio_fd_on_pressure(idle_release);
 }
 
 /* Take an idle ring made for the same depth and flags (1), or none (0). */
@@ -225,6 +250,12 @@ static int ring_ready(struct uring *u)
 		}
 		if (!(u->flags & URING_SQPOLL) || err < 0)
 			err = io_uring_queue_init_params(u->depth, &u->ring, &p);
+		if (err == 0) { /* the ring's descriptor out of the program's way */
+			int old = u->ring.ring_fd, fd = ffio_fd_own(old);
+			u->ring.ring_fd = fd;
+			if (u->ring.enter_ring_fd == old)
+				u->ring.enter_ring_fd = fd;
+		}
 	}
 	if (err == 0) {
 		int fd = u->base.file->fd;
@@ -232,7 +263,7 @@ static int ring_ready(struct uring *u)
 		if (err == 0)
 			err = io_uring_register_files(&u->ring, &fd, 1);
 		if (err < 0)
-			io_uring_queue_exit(&u->ring);
+			ring_exit(&u->ring);
 	}
 	if (err < 0) {
 		ffio_log_once(&uring_unavailable_logged,
@@ -743,7 +774,7 @@ static int uring_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	int fd = ffio_real.openat(dirfd, path, flags, mode);
 	if (fd < 0)
 		return -errno;
-	l->file->fd = fd;
+	l->file->fd = ffio_fd_park(fd);
 	count(u, FFIO_STAT_OPEN, 0);
 	/* the ring is set up on first asynchronous use: opening a file over
 	 * uring costs what it costs over sys (bench/uring_direct) */
@@ -760,7 +791,7 @@ static int uring_close(struct ffio_layer *l)
 			e = ring_wait_all(u);
 		err = e;
 		if (e < 0 || u->inflight || io_uring_unregister_files(&u->ring) < 0 || !idle_put(u))
-			io_uring_queue_exit(&u->ring);
+			ring_exit(&u->ring);
 		u->ring_state = RING_NONE;
 	}
 	free(u->slots);

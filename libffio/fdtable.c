@@ -1,8 +1,12 @@
 /* libffio/fdtable.c -- descriptor -> open file description, one load per lookup.  The
  * table is one anonymous mapping sized for the process's descriptor limit;
- * untouched pages cost nothing. */
+ * untouched pages cost nothing.  Also where ffio's own descriptors live:
+ * at the top, out of the program's way (ffio_fd_park, ffio_fd_pressure). */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include "ffio-internal.h"
@@ -48,4 +52,113 @@ struct ffio_ofd *ffio_fd_detach(int fd)
 	o = ffio_fdtab[fd];
 	ffio_fdtab[fd] = NULL;
 	return o;
+}
+
+/* ---- ffio's own descriptors -------------------------------------------- */
+
+/* The kernel hands a program the lowest free descriptor.  ffio's own (a
+ * managed file's, a ring's, the log's) are moved to the highest free
+ * number below min(the soft RLIMIT_NOFILE, FFIO_FD_TOP), so the program's
+ * get the numbers they would get without ffio.  (Not always where the
+ * program's reach up among them, near its limit: one it closes up there
+ * leaves a hole above ffio's.  Its EMFILE still comes where it would:
+ * ffio_fd_pressure gives up the lowest of ffio's, the number the kernel
+ * alone would hand out.)  FFIO_FD_TOP is select()'s
+ * FD_SETSIZE: the kernel's table of a process that never had more than
+ * that many descriptors does not grow for ffio's. */
+#define FFIO_FD_TOP 1024
+
+int ffio_fd_park(int fd)
+{
+	struct rlimit rl;
+	int top = FFIO_FD_TOP, saved = errno, best = -1;
+
+	if (fd < 0)
+		return fd;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
+		top = (int)rl.rlim_cur;
+	/* The highest free number in [lo, hi], if there is one: F_DUPFD gives
+	 * the lowest free number >= its argument (EMFILE: none up to the
+	 * limit).  The first try, at the top, is the one that usually finds. */
+	for (int lo = fd + 1, hi = top - 1; lo <= hi;) {
+		int t = best < 0 && hi == top - 1 ? hi : lo + (hi - lo + 1) / 2;
+		int nfd = ffio_real.fcntl(fd, F_DUPFD_CLOEXEC, t);
+		if (nfd < 0) {
+			if (errno != EMFILE)
+				break;
+			hi = t - 1;
+			continue;
+		}
+		if (best >= 0)
+			(void)ffio_real.close(best);
+		best = nfd;
+		lo = nfd + 1;
+	}
+	if (best >= 0) {
+		(void)ffio_real.close(fd);
+		fd = best;
+	}
+	errno = saved;
+	return fd;
+}
+
+#define OWN_MAX 64
+static int own[OWN_MAX], nown;
+static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void own_fork_safe(void)
+{
+	ffio_atfork_hold(&own_lock, FFIO_LOCK_OWN_FDS);
+}
+
+int ffio_fd_own(int fd)
+{
+	fd = ffio_fd_park(fd);
+	if (fd >= 0) {
+		pthread_mutex_lock(&own_lock);
+		if (nown < OWN_MAX)
+			own[nown++] = fd;
+		pthread_mutex_unlock(&own_lock);
+	}
+	return fd;
+}
+
+void ffio_fd_disown(int fd)
+{
+	pthread_mutex_lock(&own_lock);
+	for (int i = 0; i < nown; i++)
+		if (own[i] == fd) {
+			own[i] = own[--nown];
+			break;
+		}
+	pthread_mutex_unlock(&own_lock);
+}
+
+int ffio_fd_own_next(int fd)
+{
+	int best = -1;
+	pthread_mutex_lock(&own_lock);
+	for (int i = 0; i < nown; i++)
+		if (own[i] >= fd && (best < 0 || own[i] < best))
+			best = own[i];
+	pthread_mutex_unlock(&own_lock);
+	return best;
+}
+
+static int (*idle_release)(void);
+
+void ffio_fd_on_pressure(int (*release)(void))
+{
+	idle_release = release;
+}
+
+int ffio_fd_pressure(void)
+{
+	int saved = errno, freed;
+
+	ffio_in_lib++;
+	freed = (idle_release && idle_release()) || ffio_log_release() || ffio_private_give_up();
+	ffio_in_lib--;
+	errno = saved;
+	return freed;
 }

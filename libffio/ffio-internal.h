@@ -301,6 +301,10 @@ int ffio_fd_is_private(int fd);
 int ffio_private_evict(int lo, int hi);
 /* The lowest of ffio's own descriptors >= fd, or -1 (for closefrom). */
 int ffio_private_next(int fd);
+/* Give up ffio's lowest-numbered descriptor of a file, the number the
+ * kernel alone would hand out next (the file passes through to the
+ * kernel): 1, or 0 when no file has one. */
+int ffio_private_give_up(void);
 
 /* Operations on an open description; each takes the file's lock. */
 ssize_t ffio_ofd_preadv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off);
@@ -507,6 +511,7 @@ enum ffio_lock_rank {
 	FFIO_LOCK_SPARE,      /* bufpool.c: spare chunks of closed caches */
 	FFIO_LOCK_BUFPOOL,    /* bufpool.c: freed buffers */
 	FFIO_LOCK_LOG,        /* log.c: the log's descriptor */
+	FFIO_LOCK_OWN_FDS,    /* fdtable.c: ffio's own descriptors of no file */
 	FFIO_LOCK_RANKS
 };
 void ffio_atfork_hold(pthread_mutex_t *lock, enum ffio_lock_rank rank);
@@ -568,6 +573,41 @@ static inline struct ffio_ofd *ffio_fd_get(int fd)
 int ffio_fd_attach(int fd, struct ffio_ofd *o); /* refs++ */
 struct ffio_ofd *ffio_fd_detach(int fd);        /* returns the description, refs unchanged */
 int ffio_fdtab_init(void);
+/* Move ffio's own new descriptor fd (close-on-exec) to the top of the
+ * descriptor space; returns its number there, or fd where there is no room
+ * above it.  errno unchanged. */
+int ffio_fd_park(int fd);
+/* ffio_fd_park, and fd recorded as ffio's own descriptor of no file (a
+ * ring's, the log's), so that closefrom and close_range pass over it as
+ * over the files' (ffio_fd_own_next).  ffio_fd_disown before closing it. */
+int ffio_fd_own(int fd);
+void ffio_fd_disown(int fd);
+/* The lowest of those >= fd, or -1. */
+int ffio_fd_own_next(int fd);
+/* The program's call failed with EMFILE: give up one of ffio's own
+ * descriptors (an idle ring's or the log's first, else a file's, which
+ * then passes through to the kernel) so the call can be made again.  1
+ * when one was given up, 0 when ffio holds none.  Only for the program's
+ * own call, never inside ffio (a signal handler's call there would wait
+ * for a lock held below it).  errno unchanged. */
+int ffio_fd_pressure(void);
+/* The log file's descriptor given up under pressure (1); the next message
+ * opens the file again and appends (log.c). */
+int ffio_log_release(void);
+/* A layer's descriptors held for reuse, given up first by
+ * ffio_fd_pressure: release returns 1 when it closed one. */
+void ffio_fd_on_pressure(int (*release)(void));
+/* The program's call (made outside ffio), again while it fails with
+ * EMFILE and ffio can give up a descriptor of its own: failed is its
+ * failure test on r_. */
+#define FFIO_FD_ROOM(call, failed)                                                 \
+	__extension__({                                                            \
+		__typeof__(call) r_;                                               \
+		while ((r_ = (call), (failed)) && errno == EMFILE && !ffio_in_lib && \
+		       ffio_fd_pressure())                                         \
+			;                                                          \
+		r_;                                                                \
+	})
 
 /* ---- the system, bypassing interposition ------------------------------ */
 

@@ -333,9 +333,7 @@ static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd,
 	if (ffio_fd_get(f->fd))
 		(void)release_locked(f->fd, 0);
 	if (f->fd < ffio_fdtab_size)
-		ffio_fdtab[f->fd] = &f->priv;
-	if (f->fd > fd_high)
-		fd_high = f->fd;
+		ffio_fdtab[f->fd] = &f->priv; /* not under fd_high: no scan looks for it */
 	f->next = files;
 	if (files)
 		files->prev = f;
@@ -510,7 +508,7 @@ int ffio_fd_is_private(int fd)
 
 int ffio_private_next(int fd)
 {
-	int best = -1;
+	int best = ffio_fd_own_next(fd);
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next)
 		if (f->fd >= fd && (best < 0 || f->fd < best))
@@ -535,6 +533,26 @@ int ffio_private_evict(int lo, int hi)
 	}
 	pthread_mutex_unlock(&files_lock);
 	return err;
+}
+
+int ffio_private_give_up(void)
+{
+	struct ffio_file *low = NULL;
+
+	pthread_mutex_lock(&files_lock);
+	for (struct ffio_file *f = files; f; f = f->next)
+		if (f->top && f->fd >= 0 && (!low || f->fd < low->fd))
+			low = f;
+	if (low) {
+		pthread_mutex_lock(&low->lock);
+		int err = pass_through_locked(low, 0);
+		pthread_mutex_unlock(&low->lock);
+		if (err < 0)
+			ffio_log("%s: passed through to free a descriptor; writing back failed: %s",
+				 low->path, strerror(-err));
+	}
+	pthread_mutex_unlock(&files_lock);
+	return low != NULL;
 }
 
 /* ---- opening ----------------------------------------------------------- */
@@ -581,7 +599,8 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 	}
 	if (!f) {
 		pthread_mutex_unlock(&files_lock);
-		if (err < 0 && e)
+		/* Out of descriptors is the program's business: said on request. */
+		if (err < 0 && e && (ffio_open_diags || (err != -EMFILE && err != -ENFILE)))
 			ffio_log("%s: not managed (plain I/O): %s", path, strerror(-err));
 		return;
 	}
@@ -612,7 +631,12 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 int ffio_open(struct ffio_entry *e, int dirfd, const char *path, int flags, mode_t mode,
 	      int any_type)
 {
-	int fd = ffio_real.openat(dirfd, path, flags, mode);
+	int fd;
+	/* The program's open (ffio_in_lib is 1 from open_impl, 0 from ffopen), again
+	 * while ffio can make room for it (FFIO_FD_ROOM). */
+	while ((fd = ffio_real.openat(dirfd, path, flags, mode)) < 0 && errno == EMFILE &&
+	       ffio_in_lib <= 1 && ffio_fd_pressure())
+		;
 	if (fd < 0)
 		return -errno;
 	if (e || files)

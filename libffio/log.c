@@ -13,6 +13,7 @@
 
 static int log_fd = -1;          /* -1: not opened yet */
 static pid_t log_pid;            /* the process that opened log_fd */
+static int log_reopen;           /* given up under pressure: append when opened again */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((constructor)) static void log_fork_safe(void)
@@ -68,11 +69,12 @@ static int open_log(void)
 		(void)!ffio_real.write(2, msg, sizeof msg - 1);
 		return 2;
 	}
-	if (append) {
+	if (append || log_reopen) {
 		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 	} else {
 		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	}
+	fd = ffio_fd_own(fd);
 	if (fd < 0) {
 		char msg[4200];
 		int n = snprintf(msg, sizeof msg, "ffio: cannot open FF_IO_LOGFILE %s: %s; logging to stderr\n",
@@ -93,8 +95,10 @@ void ffio_log_raw(const char *text, size_t len)
 		/* A forked child with a %p log gets its own file. */
 		if (log_fd > 2 && log_pid != getpid()) {
 			const char *v = ffio_env(FFIO_ENV_LOGFILE);
-			if (v && strstr(v, "%p"))
+			if (v && strstr(v, "%p")) {
+				ffio_fd_disown(log_fd);
 				ffio_real.close(log_fd);
+			}
 			else
 				goto keep;
 		}
@@ -113,6 +117,21 @@ void ffio_log_raw(const char *text, size_t len)
 	}
 	pthread_mutex_unlock(&log_lock);
 	ffio_in_lib--;
+}
+
+int ffio_log_release(void)
+{
+	int freed = 0;
+	pthread_mutex_lock(&log_lock);
+	if (log_fd > 2 && log_pid == getpid()) {
+		ffio_fd_disown(log_fd);
+		(void)ffio_real.close(log_fd);
+		log_fd = -1;
+		log_reopen = 1;
+		freed = 1;
+	}
+	pthread_mutex_unlock(&log_lock);
+	return freed;
 }
 
 static void vlog(const char *fmt, va_list ap)

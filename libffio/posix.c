@@ -519,7 +519,7 @@ static int fcntl_managed(struct ffio_ofd *o, int fd, int cmd, void *arg)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		rc = ffio_real.fcntl(fd, cmd, (int)(long)arg);
+		rc = FFIO_FD_ROOM(ffio_real.fcntl(fd, cmd, (int)(long)arg), r_ < 0);
 		if (rc < 0)
 			return -errno;
 		{
@@ -559,6 +559,9 @@ FFIO_EXPORT int fcntl(int fd, int cmd, ...)
 	struct ffio_ofd *o = managed(fd);
 	if (likely(o == NULL)) {
 		int rc = ffio_real.fcntl(fd, cmd, arg);
+		if (unlikely(rc < 0) && errno == EMFILE && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
+		    ffio_fd_pressure())
+			rc = FFIO_FD_ROOM(ffio_real.fcntl(fd, cmd, arg), r_ < 0);
 		/* A duplicate of a passed-through descriptor is one too. */
 		if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && !ffio_in_lib &&
 		    (ffio_fd_get(fd) != NULL || ffio_fd_get(rc) != NULL)) {
@@ -648,14 +651,14 @@ FFIO_EXPORT int dup(int fd)
 {
 	NEED(dup, return (int)result(syscall(SYS_dup, fd)));
 	if (likely(ffio_fd_get(fd) == NULL) && !ffio_in_lib) {
-		int nfd = ffio_real.dup(fd);
+		int nfd = FFIO_FD_ROOM(ffio_real.dup(fd), r_ < 0);
 		if (nfd >= 0 && unlikely(ffio_fd_get(nfd) != NULL))
 			IN_LIB((ffio_fd_fresh(nfd), 0));
 		return nfd;
 	}
 	if (ffio_in_lib || ffio_fd_is_private(fd)) /* not the program's */
 		return ffio_in_lib ? ffio_real.dup(fd) : (int)result(-EBADF);
-	return attach_new(fd, ffio_real.dup(fd));
+	return attach_new(fd, FFIO_FD_ROOM(ffio_real.dup(fd), r_ < 0));
 }
 
 /* dup2 and dup3: newfd, when the table knows it, stops being what it was:

@@ -366,7 +366,7 @@ FFIO_EXPORT FILE *fopen(const char *path, const char *mode)
 		errno = ENOSYS;
 		return NULL;
 	});
-	return stdio_fresh(ffio_real.fopen(path, mode));
+	return stdio_fresh(FFIO_FD_ROOM(ffio_real.fopen(path, mode), r_ == NULL));
 }
 
 FFIO_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
@@ -441,26 +441,26 @@ static int fresh_pair(int rc, const int fds[2])
 	FFIO_EXPORT ret name params                     \
 	{                                               \
 		NEED(name, NOSYS);                      \
-		return fresh(ffio_real.name args);      \
+		return fresh(FFIO_FD_ROOM(ffio_real.name args, r_ < 0)); \
 	}
 FFIO_FRESH_FUNCS(FRESH)
 
 FFIO_EXPORT int pipe(int fds[2])
 {
 	NEED(pipe, return (int)result(syscall(SYS_pipe2, fds, 0)));
-	return fresh_pair(ffio_real.pipe(fds), fds);
+	return fresh_pair(FFIO_FD_ROOM(ffio_real.pipe(fds), r_ < 0), fds);
 }
 
 FFIO_EXPORT int pipe2(int fds[2], int flags)
 {
 	NEED(pipe2, return (int)result(syscall(SYS_pipe2, fds, flags)));
-	return fresh_pair(ffio_real.pipe2(fds, flags), fds);
+	return fresh_pair(FFIO_FD_ROOM(ffio_real.pipe2(fds, flags), r_ < 0), fds);
 }
 
 FFIO_EXPORT int socketpair(int domain, int type, int protocol, int fds[2])
 {
 	NEED(socketpair, NOSYS);
-	return fresh_pair(ffio_real.socketpair(domain, type, protocol, fds), fds);
+	return fresh_pair(FFIO_FD_ROOM(ffio_real.socketpair(domain, type, protocol, fds), r_ < 0), fds);
 }
 
 FFIO_EXPORT extern __typeof__(fopen) fopen64 __attribute__((alias("fopen")));

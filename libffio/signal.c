@@ -124,10 +124,14 @@ void ffio_signal_init(void)
 		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(errno));
 		return;
 	}
+	sig_pipe[0] = ffio_fd_own(sig_pipe[0]);
+	sig_pipe[1] = ffio_fd_own(sig_pipe[1]);
 	if ((err = start_flusher()) < 0) {
 		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot start the flusher thread: %s", strerror(-err));
-		ffio_real.close(sig_pipe[0]);
-		ffio_real.close(sig_pipe[1]);
+		for (int i = 0; i < 2; i++) {
+			ffio_fd_disown(sig_pipe[i]);
+			ffio_real.close(sig_pipe[i]);
+		}
 		return;
 	}
 	for (size_t i = 0; i < NSIGNALS; i++) {

@@ -17,9 +17,11 @@
 #include <string.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -470,6 +472,71 @@ static void case_ioctl(void)
 	exit(0);
 }
 
+/* Descriptor numbers: ffio's own descriptors (each managed file's, a
+ * ring's, the log's) take no number the program would get; and at its
+ * RLIMIT_NOFILE the program gets EMFILE exactly where it would without
+ * ffio, which gives its own up (those files pass through to the kernel).
+ * Every file keeps every byte written. */
+static void case_fd_numbers(void)
+{
+	static char big[256 << 10]; /* written back in pieces: over uring, a ring */
+	char name[sizeof path + 16];
+	int fds[64], n = 0, p[2], sv[2];
+
+	memset(big, 'b', sizeof big);
+	for (; n < 4; n++) {
+		snprintf(name, sizeof name, "%s.%d.dat", path, n);
+		fds[n] = open(name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		printf("open %d, write %zd", fds[n], write(fds[n], big, sizeof big));
+		printf(", fsync %d\n", fsync(fds[n]));
+	}
+	int d = dup(fds[0]), d2 = fcntl(fds[1], F_DUPFD, 0), d3 = fcntl(fds[2], F_DUPFD_CLOEXEC, 7);
+	printf("dup %d, F_DUPFD %d, F_DUPFD_CLOEXEC from 7 %d\n", d, d2, d3);
+	int rp = pipe(p), rs = socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ev = eventfd(0, 0);
+	printf("pipe %d: %d %d, socketpair %d: %d %d, eventfd %d\n", rp, p[0], p[1], rs, sv[0], sv[1], ev);
+	FILE *f = fopen(path, "w");
+	printf("fopen: descriptor %d\n", f ? fileno(f) : -1);
+	fclose(f);
+	/* The limit a few descriptors above the lowest free one. */
+	int low = dup(0);
+	close(low);
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = (rlim_t)low + 12;
+	printf("setrlimit NOFILE %d\n", setrlimit(RLIMIT_NOFILE, &rl));
+	int first = n;
+	for (; n < 40; n++) {
+		char rec[32];
+		snprintf(name, sizeof name, "%s.%d.dat", path, n);
+		fds[n] = open(name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fds[n] < 0) {
+			printf("open %s\n", strerror(errno));
+			break;
+		}
+		snprintf(rec, sizeof rec, "record %d", n);
+		printf("open %d, write %zd\n", fds[n], write(fds[n], rec, strlen(rec)));
+	}
+	d = dup(0);
+	printf("dup %d %s, ", d, strerror(errno));
+	rp = pipe(p);
+	printf("pipe %d %s\n", rp, strerror(errno));
+	close(fds[first]);
+	printf("after a close: dup %d\n", dup(0));
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	for (int i = 0; i < n; i++) {
+		char back[32] = "";
+		snprintf(name, sizeof name, "%s.%d.dat", path, i);
+		int fd = open(name, O_RDONLY);
+		ssize_t got = pread(fd, back, sizeof back - 1, i < first ? (off_t)sizeof big - 4 : 0);
+		printf("%d: %zd [%s]%s", i, got, got > 0 ? back : "", i % 4 == 3 ? "\n" : " ");
+		close(fd);
+		unlink(name);
+	}
+	printf("\n");
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -483,6 +550,7 @@ static const struct {
 	{"stdio_first", case_stdio_first}, {"stdout_redirect", case_stdout_redirect},
 	{"threads", case_threads},         {"times", case_times},
 	{"fsize", case_fsize},              {"ioctl", case_ioctl},
+	{"fd_numbers", case_fd_numbers},
 };
 
 int main(int argc, char **argv)

@@ -4,7 +4,8 @@
 # processes, offsets shared with a forked child, O_SYNC then abort, _exit,
 # system/popen/posix_spawn, mmap, a descriptor number reused, stdio opened
 # first, stdout redirected to a managed file, threads, times set on a file
-# with writes cached, cp -p, RLIMIT_FSIZE, ioctl): each
+# with writes cached, cp -p, RLIMIT_FSIZE, ioctl, descriptor numbers and
+# RLIMIT_NOFILE): each
 # case runs raw, then preloaded over several stacks, and must print the
 # same lines.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
