@@ -68,15 +68,26 @@ struct ffio_ofd *ffio_fd_detach(int fd)
  * that many descriptors does not grow for ffio's. */
 #define FFIO_FD_TOP 1024
 
-int ffio_fd_park(int fd)
+static int park_top = -1; /* min(soft RLIMIT_NOFILE, FFIO_FD_TOP); -1: not read yet */
+
+void ffio_fd_top_refresh(void)
 {
 	struct rlimit rl;
-	int top = FFIO_FD_TOP, saved = errno, best = -1;
+	int top = FFIO_FD_TOP;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
+		top = (int)rl.rlim_cur;
+	__atomic_store_n(&park_top, top, __ATOMIC_RELAXED);
+}
+
+int ffio_fd_park(int fd)
+{
+	int saved = errno, best = -1, top, again = 1;
 
 	if (fd < 0)
 		return fd;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
-		top = (int)rl.rlim_cur;
+	if (__atomic_load_n(&park_top, __ATOMIC_RELAXED) < 0)
+		ffio_fd_top_refresh();
+	top = __atomic_load_n(&park_top, __ATOMIC_RELAXED);
 	/* The highest free number in [lo, hi], if there is one: F_DUPFD gives
 	 * the lowest free number >= its argument (EMFILE: none up to the
 	 * limit).  The first try, at the top, is the one that usually finds. */
@@ -84,6 +95,11 @@ int ffio_fd_park(int fd)
 		int t = best < 0 && hi == top - 1 ? hi : lo + (hi - lo + 1) / 2;
 		int nfd = ffio_real.fcntl(fd, F_DUPFD_CLOEXEC, t);
 		if (nfd < 0) {
+			if (errno == EINVAL && again--) { /* the limit, lowered from outside */
+				ffio_fd_top_refresh();
+				lo = fd + 1, hi = (top = __atomic_load_n(&park_top, __ATOMIC_RELAXED)) - 1;
+				continue;
+			}
 			if (errno != EMFILE)
 				break;
 			hi = t - 1;

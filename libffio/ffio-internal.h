@@ -577,6 +577,9 @@ int ffio_fdtab_init(void);
  * descriptor space; returns its number there, or fd where there is no room
  * above it.  errno unchanged. */
 int ffio_fd_park(int fd);
+/* Read the soft RLIMIT_NOFILE again: at start-up and after the program
+ * sets it (rlimit.c). */
+void ffio_fd_top_refresh(void);
 /* ffio_fd_park, and fd recorded as ffio's own descriptor of no file (a
  * ring's, the log's), so that closefrom and close_range pass over it as
  * over the files' (ffio_fd_own_next).  ffio_fd_disown before closing it. */

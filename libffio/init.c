@@ -24,6 +24,7 @@ static void init_once(void)
 	ffio_in_lib++;
 	ffio_pid = getpid();
 	ffio_fsize_refresh();
+	ffio_fd_top_refresh();
 	if (ffio_fdtab_init() < 0)
 		ffio_log("cannot allocate the descriptor table; running with plain I/O");
 	ffio_open_diags = ffio_env_flag(FFIO_ENV_OPEN_DIAGS);

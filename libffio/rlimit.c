@@ -6,7 +6,8 @@
  * Lowering the limit first writes back what ffio holds: those writes were
  * made under the old limit, and the kernel had them then.  A limit another
  * process sets on this one (prlimit with its pid) is not seen until the
- * program sets one itself (ffio(7)). */
+ * program sets one itself (ffio(7)).  A new RLIMIT_NOFILE moves where
+ * ffio puts its own descriptors (fdtable.c's ffio_fd_park). */
 #include "config.h"
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -47,6 +48,14 @@ static int sys_prlimit(pid_t pid, int resource, const struct rlimit *rl, struct 
 
 static int set_limit(pid_t pid, int resource, const struct rlimit *rl, struct rlimit *old)
 {
+	if (resource == RLIMIT_NOFILE && rl != NULL && !ffio_in_vfork_child() &&
+	    (pid == 0 || pid == getpid())) {
+		/* where ffio's own descriptors go (fdtable.c) */
+		int rc = sys_prlimit(pid, resource, rl, old), err = errno;
+		ffio_fd_top_refresh();
+		errno = err;
+		return rc;
+	}
 	if (!ours(pid, resource, rl))
 		return sys_prlimit(pid, resource, rl, old);
 	before(rl);
