@@ -2,22 +2,27 @@
 # t/judges_python.sh -- Python's own standard-library tests as a judge of
 # ffio's transparency (make check-judges; too slow for make check).  Each
 # module (test_os, test_fileio, test_io, test_tempfile, test_subprocess,
-# test_mmap) runs first without ffio, then preloaded under each stack
-# below with every file matched ('*'); a module passes under ffio when it
-# passes without.  A module that runs past its time limit (a hang) fails.
+# test_mmap, test_posix, test_pathlib, test_shutil, test_fileinput,
+# test_gzip, test_tarfile, test_zipfile, test_mailbox, test_dbm_dumb,
+# test_largefile, test_logging) runs first without ffio, then preloaded
+# under each stack below with every file matched ('*'); a module passes
+# under ffio when it passes without.  A module that runs past its time
+# limit (a hang) fails.
 # On a failure the failing tests and the key lines of their output are
 # shown as TAP comments; the whole output of every run is kept under
 # t/judges-logs/ in the build tree, and t/judges-logs/summary.txt has one
 # line per module and stack.
 # Needs Debian's libpython3.11-testsuite (python3 -m test).
 #   FFIO_PYTHON              the interpreter (default /usr/bin/python3)
-#   FFIO_JUDGE_MODULES       the modules (default: the six above)
+#   FFIO_JUDGE_MODULES       the modules (default: those above)
 #   FFIO_JUDGE_TIMEOUT       seconds a module may take (default 900)
 #   FFIO_JUDGE_TEST_TIMEOUT  seconds one test may take (regrtest --timeout,
 #                            which names the test that hangs; default 300)
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 py=${FFIO_PYTHON:-/usr/bin/python3}
-modules=${FFIO_JUDGE_MODULES:-test_os test_fileio test_io test_tempfile test_subprocess test_mmap}
+modules=${FFIO_JUDGE_MODULES:-test_os test_fileio test_io test_tempfile test_subprocess test_mmap test_posix \
+test_pathlib test_shutil test_fileinput test_gzip test_tarfile test_zipfile test_mailbox test_dbm_dumb \
+test_largefile test_logging}
 limit=${FFIO_JUDGE_TIMEOUT:-900}
 test_limit=${FFIO_JUDGE_TEST_TIMEOUT:-300}
 [ -x "$py" ] || skip_all "$py not installed"
