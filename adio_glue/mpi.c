@@ -229,13 +229,9 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 		ffio_log("mpi: out of memory; %s is not followed", path);
 		return rc;
 	}
-	struct stat sb;
 	m->fh = *fh;
-	if (stat(path, &sb) == 0) {
-		m->dev = sb.st_dev;
-		m->ino = sb.st_ino;
+	if (ffio_path_inode(path, &m->dev, &m->ino) == 0)
 		m->have_inode = 1;
-	}
 	m->next = mfiles;
 	mfiles = m;
 	return rc;

@@ -49,6 +49,10 @@ struct ffio_file;
  * NULL when ffio manages no descriptor of it. */
 FFIO_API struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino);
 FFIO_API void ffio_file_put(struct ffio_file *f);
+/* The device and inode path names, from the kernel's stat: the program's
+ * stat would first write back a file ffio holds there (its times).  0 or
+ * -errno. */
+FFIO_API int ffio_path_inode(const char *path, dev_t *dev, ino_t *ino);
 
 /* Push buffered writes down the stack (no kernel sync). */
 FFIO_API int ffio_file_flush(struct ffio_file *f);

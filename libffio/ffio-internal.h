@@ -108,7 +108,9 @@ struct ffio_layer_ops {
 	 * buf wholly in plain user memory (ffio_ofd_hit_fits); the file does
 	 * not pass through, the description is not O_DIRECT, and for writes
 	 * the file holds no deferred error and the description is plain (no
-	 * O_APPEND, O_SYNC, O_DSYNC).  Hits do not move the file's stack_calls:
+	 * O_APPEND, O_SYNC, O_DSYNC).  A write hit goes only into data that a
+	 * write of the full path dirtied since the last flush (ffio_file's
+	 * unwritten is set already).  Hits do not move the file's stack_calls:
 	 * a layer that keeps state from one hit to the next sees its own hits.
 	 * See ffio_ofd_hits and ffio_ofd_read_hit below. */
 	ssize_t (*read_hit)(struct ffio_layer *l, void *buf, size_t n, off_t off);
@@ -272,6 +274,10 @@ struct ffio_file {
 				     a description asks (f->lock) */
 	off_t wmax_pos;           /* where writes must end: max_pos, or RLIMIT_FSIZE's
 				     limit when lower (ffio_fsize_limit; files lock) */
+	int unwritten;            /* a write of the full path went into the stack
+				     since the last ffio_file_stat_sync (a write
+				     hit follows one): the kernel's times and
+				     blocks may not have it */
 };
 
 /* Open path for the application (entry e, or NULL: only when the file is
@@ -456,6 +462,11 @@ int ffio_file_size(struct ffio_file *f, off_t *len);
  * (copy_file_range, sendfile): flush and set every description's kernel
  * offset to its position. */
 int ffio_file_sync_kernel(struct ffio_file *f);
+/* Before a stat: a file written since the last call writes back what its
+ * stack holds, so that the kernel's st_mtime, st_ctime and st_blocks have
+ * the writes (an error is the file's, deferred).  1 when it wrote back, 0
+ * when there was nothing to write. */
+int ffio_file_stat_sync(struct ffio_file *f);
 /* Give each description's kernel descriptor its position (f->lock held):
  * 0 or the first error (pipes, which have no offset, are no error). */
 int ffio_file_give_offsets(struct ffio_file *f);

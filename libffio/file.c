@@ -164,6 +164,18 @@ struct ffio_file *ffio_file_find_inode(dev_t dev, ino_t ino)
 	return f;
 }
 
+int ffio_path_inode(const char *path, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+
+	ffio_real_init();
+	if (!ffio_real.stat || ffio_real.stat(path, &st) < 0)
+		return ffio_real.stat ? -errno : -ENOSYS;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
 static void unlink_file(struct ffio_file *f)
 {
 	if (f->prev)

@@ -273,6 +273,7 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 	ssize_t may = kernel_limits(f, 1, at, len);
 	if (may < 0)
 		return may;
+	f->unwritten = 1;
 	n = (size_t)may == len ? ffio_layer_pwritev(f->top, iov, iovcnt, at)
 			       : stack_rw_first(f, 1, iov, iovcnt, at, (size_t)may);
 	if (n >= 0 && f->error)
@@ -450,6 +451,7 @@ static ssize_t file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t
 		return -EBADF;
 	if (f->error)
 		return ffio_file_take_error(f);
+	f->unwritten = 1;
 	ssize_t r = ffio_layer_pwritev(f->top, &iov, 1, off);
 	return r >= 0 && f->error ? ffio_file_take_error(f) : r;
 }
@@ -520,6 +522,22 @@ static int do_sync_kernel(struct ffio_file *f)
 int ffio_file_sync_kernel(struct ffio_file *f)
 {
 	return LOCKED(f, do_sync_kernel(f));
+}
+
+static int do_stat_sync(struct ffio_file *f)
+{
+	if (!f->unwritten || f->through)
+		return 0;
+	f->unwritten = 0;
+	ffio_file_set_error(f, STACK(f, ffio_layer_flush(f->top), 0));
+	return 1;
+}
+
+int ffio_file_stat_sync(struct ffio_file *f)
+{
+	if (!__atomic_load_n(&f->unwritten, __ATOMIC_RELAXED))
+		return 0;
+	return LOCKED(f, do_stat_sync(f));
 }
 
 /* Drop buffered data without writing it (a file being deleted): every

@@ -319,7 +319,19 @@ FFIO_EXPORT int truncate(const char *path, off_t len)
 	return (int)result(rc);
 }
 
-/* ---- stat: sizes include data not yet flushed -------------------------- */
+/* ---- stat: what the kernel would say ---------------------------------- */
+
+/* A stat of a file ffio holds: the writes go to the kernel first, when
+ * there are any since the last stat (ffio_file_stat_sync), so that
+ * st_mtime, st_ctime and st_blocks are the kernel's with them; st_size is
+ * the logical size (a cache may hold the end of the file).  By
+ * descriptor, the file is known before the call; by path, only after it,
+ * which is then made again when there was anything to write. */
+static void stat_begin(struct ffio_ofd *o)
+{
+	if (o != NULL && !ffio_in_lib)
+		(void)IN_LIB(ffio_file_stat_sync(o->file));
+}
 
 static void size_fix(struct ffio_file *f, off_t *size)
 {
@@ -328,22 +340,38 @@ static void size_fix(struct ffio_file *f, off_t *size)
 		*size = len;
 }
 
-/* Replace st_size by the logical size when st describes a managed file
- * (o's, or the one open on the same inode). */
-static void stat_fix(struct ffio_ofd *o, struct stat *st)
+/* The file on st's inode, if ffio holds it (a reference: ffio_file_put). */
+static struct ffio_file *stat_file(const struct stat *st)
 {
-	if (ffio_in_lib)
-		return;
-	if (o != NULL) {
-		size_fix(o->file, &st->st_size);
-		return;
-	}
-	struct ffio_file *f = file_of_stat(st);
-	if (f != NULL) {
-		size_fix(f, &st->st_size);
-		ffio_file_put(f);
-	}
+	return ffio_in_lib ? NULL : file_of_stat(st);
 }
+
+static void statx_size_fix(struct ffio_file *f, struct statx *stx)
+{
+	off_t len;
+	if ((stx->stx_mask & STATX_SIZE) && IN_LIB(ffio_file_size(f, &len)) == 0)
+		stx->stx_size = (uint64_t)len;
+}
+
+/* A stat by descriptor (o, the description), or by path (o NULL): call
+ * fills *st; made again by path after a write-back. */
+#define STAT_CALL(o, call, st)                                                             \
+	__extension__({                                                                    \
+		struct ffio_ofd *o_ = ffio_in_lib ? NULL : (o);                            \
+		struct ffio_file *f_ = NULL;                                               \
+		stat_begin(o_);                                                            \
+		int rc_ = (call);                                                          \
+		if (rc_ == 0 && o_ != NULL) {                                              \
+			size_fix(o_->file, &(st)->st_size);                                \
+		} else if (rc_ == 0 && (f_ = stat_file(st)) != NULL) {                     \
+			if (IN_LIB(ffio_file_stat_sync(f_)) > 0)                           \
+				rc_ = (call);                                              \
+			if (rc_ == 0 && (st)->st_ino == f_->ino && (st)->st_dev == f_->dev) \
+				size_fix(f_, &(st)->st_size);                              \
+			ffio_file_put(f_);                                                 \
+		}                                                                          \
+		rc_;                                                                       \
+	})
 
 /* The description a *at call with AT_EMPTY_PATH names through dirfd, or NULL. */
 static struct ffio_ofd *empty_path_ofd(int dirfd, const char *path, int flags)
@@ -356,60 +384,55 @@ static struct ffio_ofd *empty_path_ofd(int dirfd, const char *path, int flags)
 FFIO_EXPORT int fstat(int fd, struct stat *st)
 {
 	NEED(fstat, return (int)result(syscall(SYS_fstat, fd, st)));
-	int rc = ffio_real.fstat(fd, st);
-	if (rc == 0)
-		stat_fix(managed(fd), st);
-	return rc;
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
+		return ffio_real.fstat(fd, st);
+	return STAT_CALL(o, ffio_real.fstat(fd, st), st);
 }
 
 FFIO_EXPORT int stat(const char *path, struct stat *st)
 {
 	NEED(stat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st, 0)));
-	int rc = ffio_real.stat(path, st);
-	if (rc == 0)
-		stat_fix(NULL, st);
-	return rc;
+	return STAT_CALL(NULL, ffio_real.stat(path, st), st);
 }
 
 FFIO_EXPORT int lstat(const char *path, struct stat *st)
 {
 	NEED(lstat, return (int)result(syscall(SYS_newfstatat, AT_FDCWD, path, st,
 						AT_SYMLINK_NOFOLLOW)));
-	int rc = ffio_real.lstat(path, st);
-	if (rc == 0)
-		stat_fix(NULL, st);
-	return rc;
+	return STAT_CALL(NULL, ffio_real.lstat(path, st), st);
 }
 
 FFIO_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	NEED(fstatat, return (int)result(syscall(SYS_newfstatat, dirfd, path, st, flags)));
-	int rc = ffio_real.fstatat(dirfd, path, st, flags);
-	if (rc == 0)
-		stat_fix(empty_path_ofd(dirfd, path, flags), st);
-	return rc;
+	return STAT_CALL(empty_path_ofd(dirfd, path, flags), ffio_real.fstatat(dirfd, path, st, flags), st);
 }
 
+/* statx by path: the inode is known when the kernel gave the type and
+ * number (the mask). */
 FFIO_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
 {
 	NEED(statx, NOSYS);
+	struct ffio_ofd *o = ffio_in_lib ? NULL : empty_path_ofd(dirfd, path, flags);
+	stat_begin(o);
 	int rc = ffio_real.statx(dirfd, path, flags, mask, stx);
-	if (rc != 0 || ffio_in_lib || !(stx->stx_mask & STATX_SIZE))
+	if (rc != 0 || ffio_in_lib)
 		return rc;
-	struct ffio_ofd *o = empty_path_ofd(dirfd, path, flags);
-	off_t len;
-	if (o != NULL) {
-		if (IN_LIB(ffio_file_size(o->file, &len)) == 0)
-			stx->stx_size = (uint64_t)len;
-	} else if ((stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO)) {
+	struct ffio_file *f = o ? o->file : NULL;
+	if (f == NULL && (stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO)) {
 		struct stat st = {.st_mode = stx->stx_mode, .st_ino = stx->stx_ino,
 				  .st_dev = makedev(stx->stx_dev_major, stx->stx_dev_minor)};
-		struct ffio_file *f = file_of_stat(&st);
+		f = stat_file(&st);
+		if (f != NULL && IN_LIB(ffio_file_stat_sync(f)) > 0 &&
+		    ((rc = ffio_real.statx(dirfd, path, flags, mask, stx)) != 0 || stx->stx_ino != f->ino))
+			f = (ffio_file_put(f), NULL);
 		if (f != NULL) {
-			if (IN_LIB(ffio_file_size(f, &len)) == 0)
-				stx->stx_size = (uint64_t)len;
+			statx_size_fix(f, stx);
 			ffio_file_put(f);
 		}
+	} else if (f != NULL) {
+		statx_size_fix(f, stx);
 	}
 	return rc;
 }
@@ -418,37 +441,29 @@ FFIO_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, str
 FFIO_EXPORT int __fxstat(int ver, int fd, struct stat *st)
 {
 	NEED(__fxstat, NOSYS);
-	int rc = ffio_real.__fxstat(ver, fd, st);
-	if (rc == 0)
-		stat_fix(managed(fd), st);
-	return rc;
+	struct ffio_ofd *o = managed(fd);
+	if (likely(o == NULL))
+		return ffio_real.__fxstat(ver, fd, st);
+	return STAT_CALL(o, ffio_real.__fxstat(ver, fd, st), st);
 }
 
 FFIO_EXPORT int __xstat(int ver, const char *path, struct stat *st)
 {
 	NEED(__xstat, NOSYS);
-	int rc = ffio_real.__xstat(ver, path, st);
-	if (rc == 0)
-		stat_fix(NULL, st);
-	return rc;
+	return STAT_CALL(NULL, ffio_real.__xstat(ver, path, st), st);
 }
 
 FFIO_EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 {
 	NEED(__lxstat, NOSYS);
-	int rc = ffio_real.__lxstat(ver, path, st);
-	if (rc == 0)
-		stat_fix(NULL, st);
-	return rc;
+	return STAT_CALL(NULL, ffio_real.__lxstat(ver, path, st), st);
 }
 
 FFIO_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	NEED(__fxstatat, NOSYS);
-	int rc = ffio_real.__fxstatat(ver, dirfd, path, st, flags);
-	if (rc == 0)
-		stat_fix(empty_path_ofd(dirfd, path, flags), st);
-	return rc;
+	return STAT_CALL(empty_path_ofd(dirfd, path, flags), ffio_real.__fxstatat(ver, dirfd, path, st, flags),
+			 st);
 }
 
 /* ---- fcntl, locks ------------------------------------------------------ */

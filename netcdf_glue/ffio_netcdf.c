@@ -153,16 +153,12 @@ struct ncfile {
 static pthread_mutex_t ncfiles_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ncfile *ncfiles;
 
-/* The ffio file behind path (device and inode from stat), or NULL. */
+/* The ffio file behind path (device and inode from the kernel), or NULL. */
 static struct ffio_file *file_of_path(const char *path, dev_t *dev, ino_t *ino)
 {
-	struct stat st;
-
-	if (stat(path, &st) < 0)
+	if (ffio_path_inode(path, dev, ino) < 0)
 		return NULL;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return ffio_file_find_inode(st.st_dev, st.st_ino);
+	return ffio_file_find_inode(*dev, *ino);
 }
 
 /* Remember a file netCDF opened; mark it for the cache. */
@@ -367,7 +363,6 @@ int nc_abort(int ncid)
 {
 	struct ncfile *n;
 	struct ffio_file *f = NULL;
-	struct stat st;
 	int ret, held = -1;
 
 	REAL_OR_FAIL(real);
@@ -385,8 +380,10 @@ int nc_abort(int ncid)
 	depth--;
 	if (held >= 0) {
 		/* Did netCDF delete the file?  Then nobody will read its data. */
-		int gone = stat(n->path, &st) < 0 ? errno == ENOENT
-			   : st.st_dev != n->dev || st.st_ino != n->ino;
+		dev_t dev;
+		ino_t ino;
+		int err = ffio_path_inode(n->path, &dev, &ino);
+		int gone = err < 0 ? err == -ENOENT : dev != n->dev || ino != n->ino;
 		if (gone)
 			(void)ffio_file_discard(f); /* -ENOTSUP: written as usual */
 		(void)ffio_file_unhold(f);

@@ -472,6 +472,57 @@ static void case_ioctl(void)
 	exit(0);
 }
 
+/* st_mtime and st_blocks after writes ffio caches: the kernel's with the
+ * writes, through each stat call.  The times are set far back before
+ * each write, so that the write must move them. */
+static void case_stat_times(void)
+{
+	static const char *const how[] = {"fstat", "stat", "lstat", "fstatat", "fstatat empty", "statx",
+					  "statx empty"};
+	static char rec[12288];
+	const struct timespec back[2] = {{946684800, 0}, {946684800, 0}}; /* 2000-01-01 */
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	memset(rec, 'r', sizeof rec);
+	for (int i = 0; i < 7; i++) {
+		struct stat st;
+		struct statx sx;
+		int rc;
+		futimens(fd, back);
+		ssize_t w = pwrite(fd, rec, sizeof rec, (off_t)i * 2 * (off_t)sizeof rec);
+		switch (i) {
+		case 0: rc = fstat(fd, &st); break;
+		case 1: rc = stat(path, &st); break;
+		case 2: rc = lstat(path, &st); break;
+		case 3: rc = fstatat(AT_FDCWD, path, &st, 0); break;
+		case 4: rc = fstatat(fd, "", &st, AT_EMPTY_PATH); break;
+		default:
+			rc = statx(i == 5 ? AT_FDCWD : fd, i == 5 ? path : "", i == 5 ? 0 : AT_EMPTY_PATH,
+				   STATX_BASIC_STATS, &sx);
+			st.st_size = (off_t)sx.stx_size, st.st_blocks = (blkcnt_t)sx.stx_blocks;
+			st.st_mtime = sx.stx_mtime.tv_sec;
+		}
+		printf("write %zd, %s %d: size %lld, %lld blocks, mtime %s\n", w, how[i], rc,
+		       (long long)st.st_size, (long long)st.st_blocks,
+		       st.st_mtime == back[1].tv_sec ? "as set before the write" : "moved by the write");
+	}
+	/* Small writes into a page the cache holds, clean after the last stat. */
+	for (int i = 0; i < 4; i++) {
+		struct stat st;
+		ssize_t w = pwrite(fd, "12345678", 8, 6 * 2 * (off_t)sizeof rec + 100 + 8 * i);
+		if (i % 2 == 0) { /* the next one after the times set back */
+			futimens(fd, back);
+			printf("small write %zd\n", w);
+			continue;
+		}
+		int rc = i == 3 ? stat(path, &st) : fstat(fd, &st);
+		printf("small write %zd, %s %d: mtime %s\n", w, i == 3 ? "stat" : "fstat", rc,
+		       st.st_mtime == back[1].tv_sec ? "as set before the write" : "moved by the write");
+	}
+	close(fd);
+	exit(0);
+}
+
 /* Descriptor numbers: ffio's own descriptors (each managed file's, a
  * ring's, the log's) take no number the program would get; and at its
  * RLIMIT_NOFILE the program gets EMFILE exactly where it would without
@@ -550,7 +601,7 @@ static const struct {
 	{"stdio_first", case_stdio_first}, {"stdout_redirect", case_stdout_redirect},
 	{"threads", case_threads},         {"times", case_times},
 	{"fsize", case_fsize},              {"ioctl", case_ioctl},
-	{"fd_numbers", case_fd_numbers},
+	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
 };
 
 int main(int argc, char **argv)
