@@ -63,9 +63,9 @@ struct ffio_ofd *ffio_fd_detach(int fd)
  * program's reach up among them, near its limit: one it closes up there
  * leaves a hole above ffio's.  Its EMFILE still comes where it would:
  * ffio_fd_pressure gives up the lowest of ffio's, the number the kernel
- * alone would hand out.)  FFIO_FD_TOP is select()'s
- * FD_SETSIZE: the kernel's table of a process that never had more than
- * that many descriptors does not grow for ffio's. */
+ * alone would hand out.)  FFIO_FD_TOP is select()'s FD_SETSIZE: the
+ * kernel's table of a process that never had more than that many
+ * descriptors does not grow for ffio's. */
 #define FFIO_FD_TOP 1024
 
 static int park_top = -1; /* min(soft RLIMIT_NOFILE, FFIO_FD_TOP); -1: not read yet */
@@ -95,7 +95,8 @@ int ffio_fd_park(int fd)
 		int t = best < 0 && hi == top - 1 ? hi : lo + (hi - lo + 1) / 2;
 		int nfd = ffio_real.fcntl(fd, F_DUPFD_CLOEXEC, t);
 		if (nfd < 0) {
-			if (errno == EINVAL && again--) { /* the limit, lowered from outside */
+			if (errno == EINVAL && again) { /* the limit, lowered from outside */
+				again = 0;
 				ffio_fd_top_refresh();
 				lo = fd + 1, hi = (top = __atomic_load_n(&park_top, __ATOMIC_RELAXED)) - 1;
 				continue;

@@ -95,12 +95,10 @@ void ffio_log_raw(const char *text, size_t len)
 		/* A forked child with a %p log gets its own file. */
 		if (log_fd > 2 && log_pid != getpid()) {
 			const char *v = ffio_env(FFIO_ENV_LOGFILE);
-			if (v && strstr(v, "%p")) {
-				ffio_fd_disown(log_fd);
-				ffio_real.close(log_fd);
-			}
-			else
+			if (!v || !strstr(v, "%p"))
 				goto keep;
+			ffio_fd_disown(log_fd);
+			ffio_real.close(log_fd);
 		}
 		log_fd = open_log();
 	keep:

@@ -353,8 +353,9 @@ static void statx_size_fix(struct ffio_file *f, struct statx *stx)
 		stx->stx_size = (uint64_t)len;
 }
 
-/* A stat by descriptor (o, the description), or by path (o NULL): call
- * fills *st; made again by path after a write-back. */
+/* A stat by a managed descriptor (o, the description), or by path or
+ * another descriptor (o NULL: the file is found by st's inode): call
+ * fills *st, and is made again after a write-back found that way. */
 #define STAT_CALL(o, call, st)                                                             \
 	__extension__({                                                                    \
 		struct ffio_ofd *o_ = ffio_in_lib ? NULL : (o);                            \
@@ -384,10 +385,7 @@ static struct ffio_ofd *empty_path_ofd(int dirfd, const char *path, int flags)
 FFIO_EXPORT int fstat(int fd, struct stat *st)
 {
 	NEED(fstat, return (int)result(syscall(SYS_fstat, fd, st)));
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.fstat(fd, st);
-	return STAT_CALL(o, ffio_real.fstat(fd, st), st);
+	return STAT_CALL(managed(fd), ffio_real.fstat(fd, st), st);
 }
 
 FFIO_EXPORT int stat(const char *path, struct stat *st)
@@ -441,10 +439,7 @@ FFIO_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, str
 FFIO_EXPORT int __fxstat(int ver, int fd, struct stat *st)
 {
 	NEED(__fxstat, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.__fxstat(ver, fd, st);
-	return STAT_CALL(o, ffio_real.__fxstat(ver, fd, st), st);
+	return STAT_CALL(managed(fd), ffio_real.__fxstat(ver, fd, st), st);
 }
 
 FFIO_EXPORT int __xstat(int ver, const char *path, struct stat *st)
