@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -519,6 +520,14 @@ static void case_stat_times(void)
 		printf("small write %zd, %s %d: mtime %s\n", w, i == 3 ? "stat" : "fstat", rc,
 		       st.st_mtime == back[1].tv_sec ? "as set before the write" : "moved by the write");
 	}
+	/* A descriptor ffio never saw (a raw system call): the same inode. */
+	struct stat st;
+	int other = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	ssize_t w = pwrite(fd, "the end", 7, 200000);
+	int rc = fstat(other, &st);
+	printf("write %zd at the end, fstat of another descriptor %d: size %lld, %lld blocks\n", w, rc,
+	       (long long)st.st_size, (long long)st.st_blocks);
+	close(other);
 	close(fd);
 	exit(0);
 }
