@@ -128,15 +128,19 @@ __attribute__((constructor)) static void own_fork_safe(void)
 	ffio_atfork_hold(&own_lock, FFIO_LOCK_OWN_FDS);
 }
 
+void ffio_fd_own_record(int fd)
+{
+	pthread_mutex_lock(&own_lock);
+	if (nown < OWN_MAX)
+		own[nown++] = fd;
+	pthread_mutex_unlock(&own_lock);
+}
+
 int ffio_fd_own(int fd)
 {
 	fd = ffio_fd_park(fd);
-	if (fd >= 0) {
-		pthread_mutex_lock(&own_lock);
-		if (nown < OWN_MAX)
-			own[nown++] = fd;
-		pthread_mutex_unlock(&own_lock);
-	}
+	if (fd >= 0)
+		ffio_fd_own_record(fd);
 	return fd;
 }
 

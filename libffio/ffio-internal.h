@@ -274,6 +274,11 @@ struct ffio_file {
 				     a description asks (f->lock) */
 	off_t wmax_pos;           /* where writes must end: max_pos, or RLIMIT_FSIZE's
 				     limit when lower (ffio_fsize_limit; files lock) */
+	int kept_fd;              /* ffio's own descriptor, kept open after the stack
+				     closed (the file passes through): the process
+				     may hold POSIX record locks on the file, which
+				     any close of a descriptor of it drops; closed
+				     with the file (-1: none) */
 	int unwritten;            /* a write of the full path went into the stack
 				     since the last ffio_file_stat_sync (a write
 				     hit follows one): the kernel's times and
@@ -490,6 +495,12 @@ int ffio_file_take_error(struct ffio_file *f);
  * spawn; errors are recorded on their files and logged), run atexit hooks
  * (exit). */
 int ffio_flush_all(void);
+/* A lock released, on any file: every file's writes go to the kernel
+ * first; a lock taken (drop_clean): every file drops its clean data too,
+ * so that reads see what other processes wrote before they released it.
+ * A lock on one file commonly guards others (SQLite's on its -shm guards
+ * its -wal).  An error is each file's, deferred; the first is returned. */
+int ffio_files_order(int drop_clean);
 void ffio_exit_all(void);
 /* Around fork (the files' part of fork.c's handlers): every file passes
  * through, with the files' locks held until ffio_files_fork_after. */
@@ -596,6 +607,8 @@ void ffio_fd_top_refresh(void);
  * over the files' (ffio_fd_own_next).  ffio_fd_disown before closing it. */
 int ffio_fd_own(int fd);
 void ffio_fd_disown(int fd);
+/* fd recorded as ffio_fd_own does, where it is (not moved). */
+void ffio_fd_own_record(int fd);
 /* The lowest of those >= fd, or -1. */
 int ffio_fd_own_next(int fd);
 /* The program's call failed with EMFILE: give up one of ffio's own

@@ -65,6 +65,12 @@ static void free_layers(struct ffio_file *f)
 
 static void file_free(struct ffio_file *f)
 {
+	if (f->kept_fd >= 0) { /* the program closed the file: its locks are gone */
+		if (ffio_fd_get(f->kept_fd) == &f->priv)
+			ffio_fd_detach(f->kept_fd);
+		ffio_fd_disown(f->kept_fd);
+		(void)ffio_real.close(f->kept_fd);
+	}
 	free_layers(f);
 	pthread_mutex_destroy(&f->lock);
 	free(f->path);
@@ -193,8 +199,16 @@ static void close_stack(struct ffio_file *f)
 {
 	if (!f->top)
 		return;
-	if (f->fd >= 0 && ffio_fd_get(f->fd) == &f->priv)
+	if (f->fd >= 0 && f->posix_locked && f->users > 0) {
+		/* Passing through with the file open: closing ffio's descriptor
+		 * would drop the program's record locks.  Kept till the file's
+		 * end, where the program's close has dropped them. */
+		f->kept_fd = f->fd;
+		f->fd = -1;
+		ffio_fd_own_record(f->kept_fd);
+	} else if (f->fd >= 0 && ffio_fd_get(f->fd) == &f->priv) {
 		ffio_fd_detach(f->fd);
+	}
 	ffio_in_lib++;
 	int err = ffio_layer_close(f->top);
 	ffio_in_lib--;
@@ -320,6 +334,7 @@ static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd,
 	}
 	pthread_mutex_init(&f->lock, NULL);
 	f->fd = -1;
+	f->kept_fd = -1;
 	f->entry = e;
 	f->dev = st->st_dev;
 	f->ino = st->st_ino;
@@ -410,6 +425,12 @@ static int release_locked(int fd, int kclose)
 	if (o->is_private) {
 		if (kclose)
 			return -EBADF; /* not the program's to close */
+		if (o->file->kept_fd == fd) { /* kept only for the locks */
+			ffio_fd_detach(fd);
+			ffio_fd_disown(fd);
+			o->file->kept_fd = -1;
+			return 0;
+		}
 		private_lost(o->file);
 		return 0;
 	}
@@ -535,6 +556,12 @@ int ffio_private_evict(int lo, int hi)
 
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f && err == 0; f = f->next) {
+		if (f->kept_fd >= lo && f->kept_fd <= hi) { /* the program's now */
+			if (ffio_fd_get(f->kept_fd) == &f->priv)
+				ffio_fd_detach(f->kept_fd);
+			ffio_fd_disown(f->kept_fd);
+			f->kept_fd = -1;
+		}
 		if (f->fd < lo || f->fd > hi || !f->top)
 			continue;
 		pthread_mutex_lock(&f->lock);
@@ -552,8 +579,8 @@ int ffio_private_give_up(void)
 	struct ffio_file *low = NULL;
 
 	pthread_mutex_lock(&files_lock);
-	for (struct ffio_file *f = files; f; f = f->next)
-		if (f->top && f->fd >= 0 && (!low || f->fd < low->fd))
+	for (struct ffio_file *f = files; f; f = f->next) /* not one whose locks would go */
+		if (f->top && f->fd >= 0 && !f->posix_locked && (!low || f->fd < low->fd))
 			low = f;
 	if (low) {
 		pthread_mutex_lock(&low->lock);
@@ -694,6 +721,31 @@ void ffio_files_fsize_limit(void)
 	for (struct ffio_file *f = files; f; f = f->next)
 		__atomic_store_n(&f->wmax_pos, f->max_pos < limit ? f->max_pos : limit, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&files_lock);
+}
+
+int ffio_files_order(int drop_clean)
+{
+	int first = 0;
+
+	if (!ffio_any_open() || ffio_in_vfork_child())
+		return 0;
+	pthread_mutex_lock(&files_lock);
+	for (struct ffio_file *f = files; f; f = f->next) {
+		if (!f->top)
+			continue;
+		pthread_mutex_lock(&f->lock);
+		ffio_in_lib++;
+		int err = f->top ? ffio_layer_flush(f->top) : 0;
+		if (err == 0 && drop_clean && f->top)
+			err = ffio_layer_invalidate(f->top);
+		ffio_in_lib--;
+		ffio_file_set_error(f, err);
+		if (!first)
+			first = err;
+		pthread_mutex_unlock(&f->lock);
+	}
+	pthread_mutex_unlock(&files_lock);
+	return first;
 }
 
 int ffio_flush_all(void)

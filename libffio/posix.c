@@ -473,11 +473,29 @@ static int is_getlk(int cmd)
 	return cmd == F_GETLK || cmd == F_OFD_GETLK;
 }
 
-/* After a lock is acquired: drop the clean cached data, so that reads see
- * what other processes wrote under the lock before. */
-static void lock_acquired(struct ffio_file *f)
+/* Around a lock on any file (ffio_files_order): before one is released,
+ * every file's writes go to the kernel; after one is taken, every file
+ * drops its clean data, so that reads see what other processes wrote
+ * under the lock before.  errno is the lock call's. */
+static void lock_order(int drop_clean)
 {
-	defer_error(f, ffio_file_invalidate(f));
+	int saved = errno;
+	(void)IN_LIB(ffio_files_order(drop_clean));
+	errno = saved;
+}
+
+/* A lock on a descriptor ffio does not cache (another file, or one that
+ * passes through): it may guard cached files all the same.  A bad
+ * pointer is not read: the kernel refuses it. */
+static int lock_other(int fd, int cmd, struct flock *fl)
+{
+	int release = !ffio_user_range_odd(fl, sizeof *fl) && fl->l_type == F_UNLCK;
+	if (release)
+		lock_order(0);
+	int rc = ffio_real.fcntl(fd, cmd, fl);
+	if (rc == 0 && !release)
+		lock_order(1);
+	return rc;
 }
 
 /* A record lock on a managed file.  Positions relative to the file
@@ -506,7 +524,7 @@ static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 	}
 	int release = is_setlk(cmd) && fl.l_type == F_UNLCK;
 	if (release)
-		defer_error(f, ffio_file_flush(f));
+		lock_order(0);
 	int rc = ffio_real.fcntl(fd, cmd, &fl);
 	if (rc < 0)
 		return -errno;
@@ -515,7 +533,7 @@ static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 	} else if (!release) {
 		if (cmd == F_SETLK || cmd == F_SETLKW)
 			__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
-		lock_acquired(f);
+		lock_order(1);
 	}
 	return rc;
 }
@@ -568,6 +586,8 @@ FFIO_EXPORT int fcntl(int fd, int cmd, ...)
 	NEED(fcntl, return (int)result(syscall(SYS_fcntl, fd, cmd, arg)));
 	struct ffio_ofd *o = managed(fd);
 	if (likely(o == NULL)) {
+		if (unlikely(is_setlk(cmd)) && !ffio_in_lib && ffio_any_open())
+			return lock_other(fd, cmd, arg);
 		int rc = ffio_real.fcntl(fd, cmd, arg);
 		if (unlikely(rc < 0) && errno == EMFILE && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
 		    ffio_fd_pressure())
@@ -588,14 +608,14 @@ FFIO_EXPORT int fcntl(int fd, int cmd, ...)
 FFIO_EXPORT int flock(int fd, int op)
 {
 	NEED(flock, NOSYS);
-	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
+	if (ffio_in_lib || !ffio_any_open())
 		return ffio_real.flock(fd, op);
-	if ((op & ~LOCK_NB) == LOCK_UN)
-		IN_LIB((defer_error(o->file, ffio_file_flush(o->file)), 0));
+	int release = (op & ~LOCK_NB) == LOCK_UN;
+	if (release)
+		lock_order(0);
 	int rc = ffio_real.flock(fd, op);
-	if (rc == 0 && (op & ~LOCK_NB) != LOCK_UN)
-		IN_LIB((lock_acquired(o->file), 0));
+	if (rc == 0 && !release)
+		lock_order(1);
 	return rc;
 }
 
@@ -631,8 +651,16 @@ FFIO_EXPORT int lockf(int fd, int cmd, off_t len)
 	NEED(lockf, NOSYS);
 	NEED(fcntl, NOSYS);
 	struct ffio_ofd *o = managed(fd);
-	if (likely(o == NULL))
-		return ffio_real.lockf(fd, cmd, len);
+	if (likely(o == NULL)) {
+		if (ffio_in_lib || !ffio_any_open() || (cmd != F_ULOCK && cmd != F_LOCK && cmd != F_TLOCK))
+			return ffio_real.lockf(fd, cmd, len);
+		if (cmd == F_ULOCK)
+			lock_order(0);
+		int rc = ffio_real.lockf(fd, cmd, len);
+		if (rc == 0 && cmd != F_ULOCK)
+			lock_order(1);
+		return rc;
+	}
 	return (int)result(IN_LIB(lockf_managed(o, fd, cmd, len)));
 }
 

@@ -532,6 +532,63 @@ static void case_stat_times(void)
 	exit(0);
 }
 
+/* Record locks as the kernel keeps them: a lock on one file orders the
+ * writes to another (a child waiting for the lock on y.lock, which no spec
+ * matches, then reads x.dat, written by the parent under that lock); and
+ * a lock on a file stays when the file is then mapped (ffio passes it
+ * through, and must not close a descriptor of it: that drops the
+ * process's locks).  Each file is opened after the fork, so that no
+ * description is shared with the child. */
+static void case_locks(void)
+{
+	char lockpath[sizeof path + 16], path2[sizeof path + 16];
+	snprintf(lockpath, sizeof lockpath, "%s.y.lock", path);
+	snprintf(path2, sizeof path2, "%s.2.dat", path);
+	int y = open(lockpath, O_RDWR | O_CREAT, 0644);
+	struct flock wr = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	struct flock un = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+	printf("lock y: %d\n", fcntl(y, F_SETLK, &wr));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char back[64] = "";
+		int cy = open(lockpath, O_RDWR);
+		printf("child: lock y after the parent: %d\n", fcntl(cy, F_SETLKW, &wr));
+		int cx = open(path, O_RDONLY);
+		ssize_t got = pread(cx, back, sizeof back - 1, 0);
+		printf("child: x.dat then: %zd [%s]\n", got, got > 0 ? back : "");
+		fflush(stdout);
+		_exit(0);
+	}
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "written under the lock on y");
+	fflush(stdout);
+	int rc = fcntl(y, F_SETLK, &un);
+	waitpid(pid, NULL, 0);
+	printf("unlock y: %d\n", rc);
+	fflush(stdout);
+	int f2 = open(path2, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(f2, "mapped");
+	printf("lock 2.dat: %d\n", fcntl(f2, F_SETLK, &wr));
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, f2, 0);
+	printf("mmap 2.dat: %s\n", m == MAP_FAILED ? strerror(errno) : "mapped");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		int c2 = open(path2, O_RDONLY);
+		rc = fcntl(c2, F_GETLK, &q);
+		printf("child: F_GETLK on 2.dat: %d, %s\n", rc,
+		       q.l_type == F_UNLCK ? "no lock" : q.l_pid == getppid() ? "the parent's lock" : "another lock");
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	unlink(lockpath);
+	unlink(path2);
+	exit(0);
+}
+
 /* Descriptor numbers: ffio's own descriptors (each managed file's, a
  * ring's, the log's) take no number the program would get; and at its
  * RLIMIT_NOFILE the program gets EMFILE exactly where it would without
@@ -611,6 +668,7 @@ static const struct {
 	{"threads", case_threads},         {"times", case_times},
 	{"fsize", case_fsize},              {"ioctl", case_ioctl},
 	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
+	{"locks", case_locks},
 };
 
 int main(int argc, char **argv)

@@ -5,9 +5,9 @@
 # system/popen/posix_spawn, mmap, a descriptor number reused, stdio opened
 # first, stdout redirected to a managed file, threads, times set on a file
 # with writes cached, cp -p, RLIMIT_FSIZE, ioctl, descriptor numbers and
-# RLIMIT_NOFILE, stat's times and blocks after cached writes): each case
-# runs raw, then preloaded over several stacks, and must print the same
-# lines.
+# RLIMIT_NOFILE, stat's times and blocks after cached writes, record
+# locks): each case runs raw, then preloaded over several stacks, and
+# must print the same lines.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 prog=$top_builddir/t/trans_cases
 [ -x "$prog" ] || skip_all "t/trans_cases not built"
