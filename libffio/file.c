@@ -731,14 +731,15 @@ int ffio_files_order(int drop_clean)
 		return 0;
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next) {
-		if (!f->top)
-			continue;
+		int err = 0;
 		pthread_mutex_lock(&f->lock);
-		ffio_in_lib++;
-		int err = f->top ? ffio_layer_flush(f->top) : 0;
-		if (err == 0 && drop_clean && f->top)
-			err = ffio_layer_invalidate(f->top);
-		ffio_in_lib--;
+		if (f->top) {
+			ffio_in_lib++;
+			err = ffio_layer_flush(f->top);
+			if (err == 0 && drop_clean)
+				err = ffio_layer_invalidate(f->top);
+			ffio_in_lib--;
+		}
 		ffio_file_set_error(f, err);
 		if (!first)
 			first = err;
