@@ -127,6 +127,8 @@ struct idle_ring {
 	unsigned depth, flags;
 };
 static struct idle_ring idle[IDLE_RINGS];
+static int nidle;
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A ring's end: its descriptor is ffio's own (ffio_fd_own) until then. */
 static void ring_exit(struct io_uring *ring)
@@ -134,8 +136,6 @@ static void ring_exit(struct io_uring *ring)
 	ffio_fd_disown(ring->ring_fd);
 	io_uring_queue_exit(ring);
 }
-static int nidle;
-static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void idle_drop_in_child(void)
 {
