@@ -329,7 +329,7 @@ FFIO_EXPORT int truncate(const char *path, off_t len)
  * which is then made again when there was anything to write. */
 static void stat_begin(struct ffio_ofd *o)
 {
-	if (o != NULL && !ffio_in_lib)
+	if (o != NULL)
 		(void)IN_LIB(ffio_file_stat_sync(o->file));
 }
 
@@ -338,12 +338,6 @@ static void size_fix(struct ffio_file *f, off_t *size)
 	off_t len;
 	if (IN_LIB(ffio_file_size(f, &len)) == 0)
 		*size = len;
-}
-
-/* The file on st's inode, if ffio holds it (a reference: ffio_file_put). */
-static struct ffio_file *stat_file(const struct stat *st)
-{
-	return ffio_in_lib ? NULL : file_of_stat(st);
 }
 
 static void statx_size_fix(struct ffio_file *f, struct statx *stx)
@@ -364,7 +358,7 @@ static void statx_size_fix(struct ffio_file *f, struct statx *stx)
 		int rc_ = (call);                                                          \
 		if (rc_ == 0 && o_ != NULL) {                                              \
 			size_fix(o_->file, &(st)->st_size);                                \
-		} else if (rc_ == 0 && (f_ = stat_file(st)) != NULL) {                     \
+		} else if (rc_ == 0 && (f_ = file_of_stat(st)) != NULL) {                     \
 			if (IN_LIB(ffio_file_stat_sync(f_)) > 0)                           \
 				rc_ = (call);                                              \
 			if (rc_ == 0 && (st)->st_ino == f_->ino && (st)->st_dev == f_->dev) \
@@ -421,7 +415,7 @@ FFIO_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, str
 	if (f == NULL && (stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO)) {
 		struct stat st = {.st_mode = stx->stx_mode, .st_ino = stx->stx_ino,
 				  .st_dev = makedev(stx->stx_dev_major, stx->stx_dev_minor)};
-		f = stat_file(&st);
+		f = file_of_stat(&st);
 		if (f != NULL && IN_LIB(ffio_file_stat_sync(f)) > 0 &&
 		    ((rc = ffio_real.statx(dirfd, path, flags, mask, stx)) != 0 || stx->stx_ino != f->ino))
 			f = (ffio_file_put(f), NULL);
