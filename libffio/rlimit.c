@@ -20,8 +20,8 @@
  * limit is its own. */
 static int ours(pid_t pid, int resource, const struct rlimit *rl)
 {
-	return resource == RLIMIT_FSIZE && rl != NULL && !ffio_in_lib && !ffio_in_vfork_child() &&
-	       (pid == 0 || pid == getpid());
+	return (resource == RLIMIT_FSIZE || resource == RLIMIT_NOFILE) && rl != NULL && !ffio_in_lib &&
+	       !ffio_in_vfork_child() && (pid == 0 || pid == getpid());
 }
 
 /* Before the limit is set: a lower one finds ffio's cached writes already
@@ -48,20 +48,16 @@ static int sys_prlimit(pid_t pid, int resource, const struct rlimit *rl, struct 
 
 static int set_limit(pid_t pid, int resource, const struct rlimit *rl, struct rlimit *old)
 {
-	if (resource == RLIMIT_NOFILE && rl != NULL && !ffio_in_vfork_child() &&
-	    (pid == 0 || pid == getpid())) {
-		/* where ffio's own descriptors go (fdtable.c) */
-		int rc = sys_prlimit(pid, resource, rl, old), err = errno;
-		ffio_fd_top_refresh();
-		errno = err;
-		return rc;
-	}
 	if (!ours(pid, resource, rl))
 		return sys_prlimit(pid, resource, rl, old);
-	before(rl);
+	if (resource == RLIMIT_FSIZE)
+		before(rl);
 	int rc = sys_prlimit(pid, resource, rl, old);
 	int err = errno;
-	ffio_fsize_refresh();
+	if (resource == RLIMIT_FSIZE)
+		ffio_fsize_refresh();
+	else
+		ffio_fd_top_refresh(); /* where ffio's own descriptors go (fdtable.c) */
 	errno = err;
 	return rc;
 }
