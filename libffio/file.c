@@ -63,13 +63,22 @@ static void free_layers(struct ffio_file *f)
 	no_hits(f);
 }
 
+/* ffio's descriptor kept for the program's locks (close_stack) forgotten:
+ * closed with the file, or its number the program's now. */
+static void kept_forget(struct ffio_file *f)
+{
+	if (ffio_fd_get(f->kept_fd) == &f->priv)
+		ffio_fd_detach(f->kept_fd);
+	ffio_fd_disown(f->kept_fd);
+	f->kept_fd = -1;
+}
+
 static void file_free(struct ffio_file *f)
 {
 	if (f->kept_fd >= 0) { /* the program closed the file: its locks are gone */
-		if (ffio_fd_get(f->kept_fd) == &f->priv)
-			ffio_fd_detach(f->kept_fd);
-		ffio_fd_disown(f->kept_fd);
-		(void)ffio_real.close(f->kept_fd);
+		int fd = f->kept_fd;
+		kept_forget(f);
+		(void)ffio_real.close(fd);
 	}
 	free_layers(f);
 	pthread_mutex_destroy(&f->lock);
@@ -426,9 +435,7 @@ static int release_locked(int fd, int kclose)
 		if (kclose)
 			return -EBADF; /* not the program's to close */
 		if (o->file->kept_fd == fd) { /* kept only for the locks */
-			ffio_fd_detach(fd);
-			ffio_fd_disown(fd);
-			o->file->kept_fd = -1;
+			kept_forget(o->file);
 			return 0;
 		}
 		private_lost(o->file);
@@ -556,12 +563,8 @@ int ffio_private_evict(int lo, int hi)
 
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f && err == 0; f = f->next) {
-		if (f->kept_fd >= lo && f->kept_fd <= hi) { /* the program's now */
-			if (ffio_fd_get(f->kept_fd) == &f->priv)
-				ffio_fd_detach(f->kept_fd);
-			ffio_fd_disown(f->kept_fd);
-			f->kept_fd = -1;
-		}
+		if (f->kept_fd >= lo && f->kept_fd <= hi)
+			kept_forget(f); /* the program's now */
 		if (f->fd < lo || f->fd > hi || !f->top)
 			continue;
 		pthread_mutex_lock(&f->lock);
