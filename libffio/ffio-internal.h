@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -512,6 +513,25 @@ void ffio_fd_close_range(unsigned lo, unsigned hi);
 /* Is any file open through ffio? */
 int ffio_any_open(void);
 
+/* ---- what other processes see (coherence.c) ---------------------------- */
+
+/* Set when a write enters a file's stack; cleared when every file's writes
+ * went to the kernel before the process told another one something. */
+extern int ffio_unwritten_any;
+static inline void ffio_note_unwritten(struct ffio_file *f)
+{
+	f->unwritten = 1;
+	__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
+}
+/* The number of the program's signal handlers this thread is running
+ * (handlers.c): in one, ffio does nothing that is not async-signal-safe. */
+extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));
+/* Before data leaves the process through fd (-1: through a socket, or a
+ * signal): when fd is a pipe, socket, FIFO or terminal, every file's
+ * writes go to the kernel; not inside ffio or a signal handler.  errno is
+ * kept. */
+void ffio_tell(int fd);
+
 /* ---- fork (fork.c) ----------------------------------------------------- */
 
 /* The handlers installed with pthread_atfork (and called by _Fork). */
@@ -709,6 +729,20 @@ void ffio_fd_on_pressure(int (*release)(void));
 	X(int, pipe, (int[2]))                                                     \
 	X(int, pipe2, (int[2], int))                                               \
 	X(int, socketpair, (int, int, int, int[2]))                                \
+	X(ssize_t, send, (int, const void *, size_t, int))                         \
+	X(ssize_t, sendto, (int, const void *, size_t, int, __CONST_SOCKADDR_ARG, socklen_t)) \
+	X(ssize_t, sendmsg, (int, const struct msghdr *, int))                     \
+	X(int, sendmmsg, (int, struct mmsghdr *, unsigned, int))                   \
+	X(int, kill, (pid_t, int))                                                 \
+	X(int, killpg, (pid_t, int))                                               \
+	X(int, sigqueue, (pid_t, int, const union sigval))                         \
+	X(int, fflush, (FILE *))                                                   \
+	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))     \
+	X(__sighandler_t, signal, (int, __sighandler_t))                           \
+	X(void, siglongjmp, (struct __jmp_buf_tag *, int))                         \
+	X(void, longjmp, (struct __jmp_buf_tag *, int))                            \
+	X(void, _longjmp, (struct __jmp_buf_tag *, int))                           \
+	X(void, __longjmp_chk, (struct __jmp_buf_tag *, int))                      \
 	X(int, futimens, (int, const struct timespec *))                           \
 	X(int, utimensat, (int, const char *, const struct timespec *, int))       \
 	X(int, futimes, (int, const struct timeval *))                             \

@@ -23,6 +23,8 @@ libffio_core_la_SOURCES = \
 	libffio/api.c \
 	libffio/bufpool.c \
 	libffio/posix.c \
+	libffio/coherence.c \
+	libffio/handlers.c \
 	libffio/times.c \
 	libffio/rlimit.c \
 	libffio/ioctl.c \

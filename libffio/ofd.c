@@ -273,7 +273,7 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 	ssize_t may = kernel_limits(f, 1, at, len);
 	if (may < 0)
 		return may;
-	f->unwritten = 1;
+	ffio_note_unwritten(f);
 	n = (size_t)may == len ? ffio_layer_pwritev(f->top, iov, iovcnt, at)
 			       : stack_rw_first(f, 1, iov, iovcnt, at, (size_t)may);
 	if (n >= 0 && f->error)
@@ -451,7 +451,7 @@ static ssize_t file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t
 		return -EBADF;
 	if (f->error)
 		return ffio_file_take_error(f);
-	f->unwritten = 1;
+	ffio_note_unwritten(f);
 	ssize_t r = ffio_layer_pwritev(f->top, &iov, 1, off);
 	return r >= 0 && f->error ? ffio_file_take_error(f) : r;
 }

@@ -3,7 +3,12 @@
  * whole: a "1..0 # SKIP why" plan, then exit 0.  Under Automake's TAP
  * driver (tap-driver.sh, without --ignore-exit) the plan says SKIP and any
  * non-zero exit status, 77 included, is an ERROR: 77 means "skipped" only
- * to the plain test driver. */
+ * to the plain test driver.
+ *
+ * Each line is flushed with tap_flush (fflush_unlocked): the lines are the
+ * harness's, not messages of the program under test, and ffio's own fflush
+ * would take them for messages to another process (stdout is the driver's
+ * pipe) and write every cache back between a test's checks. */
 #ifndef FFIO_TAP_H
 #define FFIO_TAP_H
 
@@ -17,18 +22,23 @@
 
 static int tap_n, tap_failed, tap_planned;
 
+static inline void tap_flush(void)
+{
+	fflush_unlocked(stdout);
+}
+
 static inline void tap_plan(int n)
 {
 	tap_planned = n;
 	printf("1..%d\n", n);
-	fflush(stdout);
+	tap_flush();
 }
 
 /* Skip the whole program, saying why (it exits 0: see above). */
 static inline void tap_skip_all(const char *why)
 {
 	printf("1..0 # SKIP %s\n", why);
-	fflush(stdout);
+	tap_flush();
 	exit(0);
 }
 
@@ -40,7 +50,7 @@ static inline int tap_ok(int cond, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
-	fflush(stdout);
+	tap_flush();
 	if (!cond)
 		tap_failed++;
 	return cond;
@@ -54,13 +64,13 @@ static inline void tap_diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
-	fflush(stdout);
+	tap_flush();
 }
 
 static inline void tap_skip(const char *why)
 {
 	printf("ok %d # SKIP %s\n", ++tap_n, why);
-	fflush(stdout);
+	tap_flush();
 }
 
 #define tap_is(got, want, ...)                                                     \

@@ -1,6 +1,10 @@
 # t/trans.mk -- transparency: the kernel as the oracle.  t/trans_cases runs
-# everyday situations raw and preloaded (t/trans_cases.sh compares them).
+# everyday situations raw and preloaded (t/trans_cases.sh compares them);
+# t/trans_signal stresses a signal handler's writes against the caches.
 check_PROGRAMS += t/trans_cases
 t_trans_cases_LDADD = -lpthread
 TESTS += t/trans_cases.sh
 EXTRA_DIST += t/trans_cases.sh
+check_PROGRAMS += t/trans_signal
+TESTS += t/trans_signal.sh
+EXTRA_DIST += t/trans_signal.sh

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utime.h>
@@ -654,6 +656,147 @@ static void case_fd_numbers(void)
 	exit(0);
 }
 
+static sigjmp_buf jump_back;
+static void jump_out(int sig)
+{
+	siglongjmp(jump_back, sig);
+}
+
+/* Told by a child, a parent reads what the child wrote: the child writes
+ * x.dat (left open, its writes cached) and then tells the parent through
+ * a pipe, a socket, a signal or a stream it flushes (and through a pipe
+ * after it left a signal handler by siglongjmp).  The kernel shows a write
+ * to every process once it returns. */
+static void case_messages(void)
+{
+	static const char *const how[] = {"write", "writev", "send", "sendmsg", "kill", "sigqueue", "fflush",
+					  "write after a siglongjmp out of a handler"};
+	enum { HOW = sizeof how / sizeof how[0] };
+	int up[2], down[2], sv[2];
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pipe(up) < 0 || pipe(down) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 ||
+	    sigprocmask(SIG_BLOCK, &usr1, NULL) < 0) {
+		printf("set-up: %s\n", strerror(errno));
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c = 'm', rec[8];
+		struct iovec iov = {&c, 1};
+		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+		FILE *stream = fdopen(dup(up[1]), "w");
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		for (int i = 0; i < HOW; i++) {
+			snprintf(rec, sizeof rec, "rec %d|", i % 10);
+			if (pwrite(fd, rec, 6, 6 * i) != 6)
+				_exit(1);
+			switch (i) {
+			case 0: (void)!write(up[1], &c, 1); break;
+			case 1: (void)!writev(up[1], &iov, 1); break;
+			case 2: (void)!send(sv[0], &c, 1, 0); break;
+			case 3: (void)!sendmsg(sv[0], &msg, 0); break;
+			case 4: kill(getppid(), SIGUSR1); break;
+			case 5: sigqueue(getppid(), SIGUSR1, (union sigval){.sival_int = i}); break;
+			case 6: fputc(c, stream), fflush(stream); break;
+			case 7:
+				signal(SIGUSR2, jump_out);
+				if (sigsetjmp(jump_back, 1) == 0)
+					raise(SIGUSR2);
+				(void)!write(up[1], &c, 1);
+				break;
+			}
+			if (read(down[0], &c, 1) != 1) /* the parent has read x.dat */
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < HOW; i++) {
+		char c;
+		if (i == 4 || i == 5)
+			sigwaitinfo(&usr1, NULL);
+		else if (read(i == 2 || i == 3 ? sv[1] : up[0], &c, 1) != 1)
+			printf("no message\n");
+		char buf[64];
+		int fd = open(path, O_RDONLY);
+		ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+		close(fd);
+		printf("after %s: %zd bytes [%.*s]\n", how[i], got, (int)(got > 0 ? got : 0), buf);
+		fflush(stdout);
+		(void)!write(down[1], "a", 1);
+	}
+	waitpid(pid, NULL, 0);
+	exit(0);
+}
+
+/* Signal handlers as the program set them: what sigaction and signal
+ * report, and what each handler is given, whoever stands between. */
+static volatile sig_atomic_t got_plain, got_info, info_value;
+static void on_plain(int sig)
+{
+	got_plain = sig;
+}
+static void on_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	got_info = sig;
+	info_value = si->si_value.sival_int;
+}
+
+static void show_action(const char *what, int sig)
+{
+	struct sigaction now;
+	if (sigaction(sig, NULL, &now) < 0) {
+		printf("%s: %s\n", what, strerror(errno));
+		return;
+	}
+	int info = (now.sa_flags & SA_SIGINFO) != 0;
+	const char *h = info ? (now.sa_sigaction == on_info ? "on_info" : "another")
+		      : now.sa_handler == SIG_DFL ? "default"
+		      : now.sa_handler == SIG_IGN ? "ignore"
+		      : now.sa_handler == on_plain ? "on_plain" : "another";
+	printf("%s: %s, flags%s%s%s%s, mask has SIGUSR2 %d\n", what, h, info ? " SIGINFO" : "",
+	       now.sa_flags & SA_RESTART ? " RESTART" : "", now.sa_flags & SA_RESETHAND ? " RESETHAND" : "",
+	       now.sa_flags & SA_NODEFER ? " NODEFER" : "", sigismember(&now.sa_mask, SIGUSR2));
+}
+
+static void case_handlers(void)
+{
+	struct sigaction sa = {.sa_handler = on_plain, .sa_flags = SA_RESTART | SA_RESETHAND}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	printf("sigaction plain: %d\n", sigaction(SIGUSR1, &sa, &old));
+	printf("old was default: %d\n", !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL);
+	show_action("SIGUSR1", SIGUSR1);
+	raise(SIGUSR1);
+	printf("plain handler got %d\n", (int)got_plain);
+	show_action("SIGUSR1 after one (RESETHAND)", SIGUSR1);
+	sa.sa_sigaction = on_info;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigaction(SIGUSR1, &sa, NULL);
+	struct sigaction plain = {.sa_handler = on_plain};
+	printf("sigaction replaces the info handler: %d\n", sigaction(SIGUSR1, &plain, &old));
+	printf("old was on_info with SIGINFO: %d\n", (old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_info);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigqueue(getpid(), SIGUSR1, (union sigval){.sival_int = 42});
+	printf("info handler got %d, value %d\n", (int)got_info, (int)info_value);
+	show_action("SIGUSR1 with SA_SIGINFO", SIGUSR1);
+	__sighandler_t was = signal(SIGUSR2, on_plain);
+	printf("signal: was default %d\n", was == SIG_DFL);
+	show_action("SIGUSR2 by signal", SIGUSR2);
+	was = signal(SIGUSR2, SIG_IGN);
+	printf("signal again: was on_plain %d\n", was == on_plain);
+	was = signal(SIGUSR1, SIG_DFL);
+	printf("signal over an info handler: was on_info %d\n", was == (__sighandler_t)(void (*)(void))on_info);
+	errno = 0;
+	int rc = sigaction(SIGKILL, &plain, NULL);
+	printf("sigaction(SIGKILL): %d %s\n", rc, strerror(errno));
+	show_action("SIGKILL", SIGKILL);
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -668,7 +811,8 @@ static const struct {
 	{"threads", case_threads},         {"times", case_times},
 	{"fsize", case_fsize},              {"ioctl", case_ioctl},
 	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
-	{"locks", case_locks},
+	{"locks", case_locks},             {"messages", case_messages},
+	{"handlers", case_handlers},
 };
 
 int main(int argc, char **argv)

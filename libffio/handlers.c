@@ -1,0 +1,157 @@
+/* libffio/handlers.c -- which thread runs a signal handler of the program.
+ *
+ * A handler may interrupt the program anywhere, in malloc or holding its
+ * own locks, so ffio must do nothing in one that is not async-signal-safe:
+ * no flush of the files for a message a handler sends (a byte to a
+ * self-pipe, a kill; coherence.c).  The handlers the program installs with
+ * sigaction or signal run inside a trampoline that counts, per thread, the
+ * handlers running (ffio_in_handler).  The program sees its own handlers
+ * and flags: sigaction's old action and signal's result name them, not
+ * the trampoline.  A handler left by siglongjmp or longjmp is counted out
+ * there.  Handlers set by a raw system call are not seen; nor are sigset
+ * and sysv_signal (handlers installed that way run as before).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+
+#include "ffio-internal.h"
+#include "interpose.h"
+
+_Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));
+
+/* The program's handler of each signal that ffio's trampoline stands for:
+ * one of the two, as SA_SIGINFO said. */
+static struct {
+	void (*plain)(int);
+	void (*info)(int, siginfo_t *, void *);
+	int added_siginfo; /* the kernel's action has SA_SIGINFO the program did not give */
+} program[NSIG];
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	void (*info)(int, siginfo_t *, void *) = __atomic_load_n(&program[sig].info, __ATOMIC_ACQUIRE);
+	void (*plain)(int) = __atomic_load_n(&program[sig].plain, __ATOMIC_ACQUIRE);
+	ffio_in_handler++;
+	if (info)
+		info(sig, si, uc);
+	else if (plain)
+		plain(sig);
+	ffio_in_handler--;
+}
+
+static int is_function(void (*h)(int))
+{
+	return h != SIG_DFL && h != SIG_IGN && h != SIG_ERR;
+}
+
+static void remember(int sig, const struct sigaction *act)
+{
+	int info = (act->sa_flags & SA_SIGINFO) != 0;
+	__atomic_store_n(&program[sig].info, info ? act->sa_sigaction : NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&program[sig].plain, info ? NULL : act->sa_handler, __ATOMIC_RELEASE);
+}
+
+/* An action as the kernel holds it, as the program gave it: the handler
+ * the trampoline stood for when it was read (before).  SA_RESETHAND has
+ * the kernel put back SIG_DFL, but keep the flags, SA_SIGINFO with them. */
+static void as_given(struct sigaction *old, void (*plain)(int), void (*info)(int, siginfo_t *, void *),
+		     int added_siginfo)
+{
+	if (old->sa_sigaction == trampoline) {
+		if (info) {
+			old->sa_sigaction = info;
+			return;
+		}
+		old->sa_handler = plain;
+	} else if (!added_siginfo || is_function(old->sa_handler)) {
+		return;
+	}
+	old->sa_flags &= ~SA_SIGINFO;
+}
+
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+FFIO_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	NEED(sigaction, return __sigaction(sig, act, old));
+	if (sig <= 0 || sig >= NSIG)
+		return ffio_real.sigaction(sig, act, old);
+	void (*plain)(int) = __atomic_load_n(&program[sig].plain, __ATOMIC_ACQUIRE);
+	void (*info)(int, siginfo_t *, void *) = __atomic_load_n(&program[sig].info, __ATOMIC_ACQUIRE);
+	int added = __atomic_load_n(&program[sig].added_siginfo, __ATOMIC_ACQUIRE);
+	struct sigaction wrapped;
+	const struct sigaction *give = act;
+	int valid = act && !ffio_user_range_odd(act, sizeof *act);
+	if (valid && ((act->sa_flags & SA_SIGINFO) ? act->sa_sigaction != NULL : is_function(act->sa_handler))) {
+		wrapped = *act;
+		wrapped.sa_sigaction = trampoline;
+		wrapped.sa_flags |= SA_SIGINFO;
+		remember(sig, act);
+		give = &wrapped;
+	}
+	int rc = ffio_real.sigaction(sig, give, old);
+	int err = errno;
+	if (rc < 0 && give == &wrapped) { /* SIGKILL, SIGSTOP, a bad old */
+		__atomic_store_n(&program[sig].info, info, __ATOMIC_RELEASE);
+		__atomic_store_n(&program[sig].plain, plain, __ATOMIC_RELEASE);
+	} else if (rc == 0 && valid) {
+		int now = give == &wrapped && !(act->sa_flags & SA_SIGINFO);
+		__atomic_store_n(&program[sig].added_siginfo, now, __ATOMIC_RELEASE);
+	}
+	if (rc == 0 && old)
+		as_given(old, plain, info, added);
+	errno = err;
+	return rc;
+}
+
+__sighandler_t bsd_signal(int sig, __sighandler_t handler);
+
+/* The C library's signal, whose flags it chooses (siginterrupt's), then
+ * the handler it set wrapped with those flags. */
+FFIO_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	NEED(signal, return bsd_signal(sig, handler));
+	NEED(sigaction, return ffio_real.signal(sig, handler));
+	if (sig <= 0 || sig >= NSIG)
+		return ffio_real.signal(sig, handler);
+	void (*plain)(int) = __atomic_load_n(&program[sig].plain, __ATOMIC_ACQUIRE);
+	void (*info)(int, siginfo_t *, void *) = __atomic_load_n(&program[sig].info, __ATOMIC_ACQUIRE);
+	__sighandler_t was = ffio_real.signal(sig, handler);
+	if (was == SIG_ERR)
+		return was;
+	int err = errno;
+	struct sigaction now;
+	if (is_function(handler) && ffio_real.sigaction(sig, NULL, &now) == 0 && now.sa_handler == handler)
+		(void)sigaction(sig, &now, NULL);
+	errno = err;
+	if (was == (__sighandler_t)(void (*)(void))trampoline)
+		was = info ? (__sighandler_t)(void (*)(void))info : plain;
+	return was;
+}
+
+/* Leaving a handler by a jump: the thread runs none any more.  (A jump
+ * from one handler into another that it interrupted counts both out.) */
+#define JUMP(name)                                                    \
+	FFIO_EXPORT void name(struct __jmp_buf_tag env[1], int val)   \
+	{                                                             \
+		ffio_in_handler = 0;                                  \
+		ffio_real_init();                                     \
+		ffio_real.name(env, val);                             \
+		__builtin_unreachable();                              \
+	}
+JUMP(siglongjmp)
+JUMP(longjmp)
+JUMP(_longjmp)
+
+void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
+FFIO_EXPORT void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+{
+	ffio_in_handler = 0;
+	ffio_real_init();
+	ffio_real.__longjmp_chk(env, val);
+	__builtin_unreachable();
+}
