@@ -13,10 +13,21 @@
  *    write into a stack makes this one load when nothing is unwritten.
  *    Not in a signal handler (handlers.c): a flush there could wait for
  *    a lock the interrupted code holds.
+ *
+ *  - Shared memory guarded by record locks.  Stores into a shared mapping
+ *    are not calls ffio sees.  While the process has a file mapped shared
+ *    and writable on which it has taken a record lock (SQLite's -shm in
+ *    WAL mode: it publishes the frames of its -wal in that mapping before
+ *    it releases its write lock), every write goes through to the kernel
+ *    before it returns.  Such mappings are few; plain shared memory
+ *    (an MPI library's, without record locks) changes nothing.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,6 +38,7 @@
 #include "interpose.h"
 
 int ffio_unwritten_any;
+int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
 
@@ -135,4 +147,150 @@ FFIO_EXPORT int fflush(FILE *stream)
 	if (unlikely(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED)))
 		ffio_tell(stream ? fileno(stream) : -1);
 	return ffio_real.fflush(stream);
+}
+
+/* ---- shared mappings of record-locked files ------------------------------ */
+
+#define MAPS_MAX 64
+static struct shared_map {
+	uintptr_t start, end;
+	dev_t dev;
+	ino_t ino;
+	int locked; /* the process took a record lock on the file */
+} maps[MAPS_MAX];
+static int nmaps;
+/* Files locked lately, for a mapping made after the lock. */
+#define LOCKED_MAX 16
+static struct {
+	dev_t dev;
+	ino_t ino;
+} locked_files[LOCKED_MAX];
+static unsigned nlocked;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((constructor)) static void maps_fork_safe(void)
+{
+	ffio_atfork_hold(&maps_lock, FFIO_LOCK_SHARED_MAPS);
+}
+
+static int locked_lately(dev_t dev, ino_t ino)
+{
+	for (unsigned i = 0; i < nlocked && i < LOCKED_MAX; i++)
+		if (locked_files[i].dev == dev && locked_files[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+/* The count of locked mappings grew from none: writes dirtied before now
+ * go to the kernel, and every later write takes the path that writes
+ * through (a write hit goes only into data dirtied since the last flush). */
+static void start_writing_through(ino_t ino)
+{
+	if (__atomic_fetch_add(&ffio_write_through_shared, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (ffio_open_diags)
+		ffio_log("writes go through to the kernel while inode %lu, locked, is mapped shared",
+			 (unsigned long)ino);
+	if (!ffio_in_lib) {
+		__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
+		release();
+	}
+}
+
+void ffio_shared_map_add(int fd, void *addr, size_t len, int locked)
+{
+	struct stat st;
+	int saved = errno, rc = ffio_real.fstat(fd, &st);
+	errno = saved;
+	if (rc < 0 || !S_ISREG(st.st_mode))
+		return;
+	pthread_mutex_lock(&maps_lock);
+	locked = locked || locked_lately(st.st_dev, st.st_ino);
+	if (nmaps < MAPS_MAX) {
+		maps[nmaps++] = (struct shared_map){(uintptr_t)addr, (uintptr_t)addr + len, st.st_dev, st.st_ino,
+						    locked};
+	} else if (!locked) {
+		pthread_mutex_unlock(&maps_lock);
+		return; /* too many to follow: an unlocked one changes nothing */
+	} /* else counted for good: its unmapping cannot be followed */
+	pthread_mutex_unlock(&maps_lock);
+	if (locked)
+		start_writing_through(st.st_ino);
+}
+
+void ffio_shared_map_locked(int fd)
+{
+	struct stat st;
+	int started = 0, saved = errno, rc = ffio_real.fstat(fd, &st);
+	errno = saved;
+	if (rc < 0 || !S_ISREG(st.st_mode))
+		return;
+	pthread_mutex_lock(&maps_lock);
+	if (!locked_lately(st.st_dev, st.st_ino)) {
+		locked_files[nlocked % LOCKED_MAX].dev = st.st_dev;
+		locked_files[nlocked % LOCKED_MAX].ino = st.st_ino;
+		nlocked++;
+	}
+	for (int i = 0; i < nmaps; i++)
+		if (!maps[i].locked && maps[i].dev == st.st_dev && maps[i].ino == st.st_ino) {
+			maps[i].locked = 1;
+			started++;
+		}
+	pthread_mutex_unlock(&maps_lock);
+	while (started-- > 0)
+		start_writing_through(st.st_ino);
+}
+
+/* Mappings wholly inside [addr, addr + len) are gone. */
+static void unmapped(void *addr, size_t len)
+{
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	int gone = 0;
+	pthread_mutex_lock(&maps_lock);
+	for (int i = 0; i < nmaps;) {
+		if (maps[i].start >= lo && maps[i].end <= hi) {
+			gone += maps[i].locked;
+			maps[i] = maps[--nmaps];
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&maps_lock);
+	if (gone)
+		__atomic_fetch_sub(&ffio_write_through_shared, gone, __ATOMIC_ACQ_REL);
+}
+
+FFIO_EXPORT int munmap(void *addr, size_t len)
+{
+	NEED(munmap, return (int)result(syscall(SYS_munmap, addr, len)));
+	int rc = ffio_real.munmap(addr, len);
+	if (rc == 0 && __atomic_load_n(&nmaps, __ATOMIC_RELAXED) > 0)
+		unmapped(addr, len);
+	return rc;
+}
+
+/* A mapping moved whole follows; one shrunk or grown in place keeps its
+ * start.  (A mapping moved by MREMAP_DONTUNMAP keeps the old one too: it
+ * stays counted, which only writes through for longer.) */
+FFIO_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *want = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	NEED(mremap, return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, want));
+	void *p = ffio_real.mremap(old, old_len, new_len, flags, want);
+	if (p == MAP_FAILED || __atomic_load_n(&nmaps, __ATOMIC_RELAXED) == 0 || (flags & MREMAP_DONTUNMAP))
+		return p;
+	pthread_mutex_lock(&maps_lock);
+	for (int i = 0; i < nmaps; i++)
+		if (maps[i].start == (uintptr_t)old) {
+			maps[i].start = (uintptr_t)p;
+			maps[i].end = (uintptr_t)p + new_len;
+		}
+	pthread_mutex_unlock(&maps_lock);
+	return p;
 }

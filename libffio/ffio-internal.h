@@ -531,6 +531,13 @@ extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec"
  * writes go to the kernel; not inside ffio or a signal handler.  errno is
  * kept. */
 void ffio_tell(int fd);
+/* The number of shared, writable mappings of files the process locked
+ * (record locks): while it is not 0, every write goes through. */
+extern int ffio_write_through_shared;
+/* A shared, writable mapping of fd was made at addr (locked: the process
+ * took a record lock on the file); a record lock was taken on fd. */
+void ffio_shared_map_add(int fd, void *addr, size_t len, int locked);
+void ffio_shared_map_locked(int fd);
 
 /* ---- fork (fork.c) ----------------------------------------------------- */
 
@@ -554,6 +561,7 @@ enum ffio_lock_rank {
 	FFIO_LOCK_BUFPOOL,    /* bufpool.c: freed buffers */
 	FFIO_LOCK_LOG,        /* log.c: the log's descriptor */
 	FFIO_LOCK_OWN_FDS,    /* fdtable.c: ffio's own descriptors of no file */
+	FFIO_LOCK_SHARED_MAPS, /* coherence.c: shared mappings of locked files */
 	FFIO_LOCK_RANKS
 };
 void ffio_atfork_hold(pthread_mutex_t *lock, enum ffio_lock_rank rank);
@@ -737,6 +745,8 @@ void ffio_fd_on_pressure(int (*release)(void));
 	X(int, killpg, (pid_t, int))                                               \
 	X(int, sigqueue, (pid_t, int, const union sigval))                         \
 	X(int, fflush, (FILE *))                                                   \
+	X(int, munmap, (void *, size_t))                                           \
+	X(void *, mremap, (void *, size_t, size_t, int, ...))                      \
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))     \
 	X(__sighandler_t, signal, (int, __sighandler_t))                           \
 	X(void, siglongjmp, (struct __jmp_buf_tag *, int))                         \

@@ -197,6 +197,13 @@ static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, 
 	return n;
 }
 
+/* The process coordinates with others through a shared mapping of a file
+ * it locks (coherence.c): each write reaches the kernel before it returns. */
+static int writes_through(void)
+{
+	return __builtin_expect(__atomic_load_n(&ffio_write_through_shared, __ATOMIC_RELAXED) != 0, 0);
+}
+
 /* After the write of a description opened O_SYNC or O_DSYNC (or given
  * RWF_SYNC, RWF_DSYNC): the data, and with full sync the metadata, are on
  * the file before the call returns. */
@@ -280,8 +287,10 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 		return ffio_file_take_error(f);
 	if (n > 0 && off < 0)
 		o->pos += n;
-	if (n > 0 && ((o->oflags & O_DSYNC) || (rwf & (RWF_DSYNC | RWF_SYNC)))) {
-		int err = sync_written(f, (o->oflags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC));
+	int dsync = (o->oflags & O_DSYNC) || (rwf & (RWF_DSYNC | RWF_SYNC));
+	if (n > 0 && (dsync || writes_through())) {
+		int err = dsync ? sync_written(f, (o->oflags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC))
+				: ffio_layer_flush(f->top);
 		if (err < 0)
 			return err;
 	}
@@ -453,7 +462,14 @@ static ssize_t file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t
 		return ffio_file_take_error(f);
 	ffio_note_unwritten(f);
 	ssize_t r = ffio_layer_pwritev(f->top, &iov, 1, off);
-	return r >= 0 && f->error ? ffio_file_take_error(f) : r;
+	if (r >= 0 && f->error)
+		return ffio_file_take_error(f);
+	if (r > 0 && writes_through()) {
+		int err = ffio_layer_flush(f->top);
+		if (err < 0)
+			return err;
+	}
+	return r;
 }
 
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off)

@@ -496,8 +496,10 @@ static int lock_other(int fd, int cmd, struct flock *fl)
 	if (release)
 		lock_order(0);
 	int rc = ffio_real.fcntl(fd, cmd, fl);
-	if (rc == 0 && !release)
+	if (rc == 0 && !release) {
+		ffio_shared_map_locked(fd);
 		lock_order(1);
+	}
 	return rc;
 }
 
@@ -536,6 +538,7 @@ static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 	} else if (!release) {
 		if (cmd == F_SETLK || cmd == F_SETLKW)
 			__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
+		ffio_shared_map_locked(fd);
 		lock_order(1);
 	}
 	return rc;
@@ -803,19 +806,24 @@ FFIO_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
 
 /* A mapping reads and writes the kernel's pages, for as long as it lives
  * (longer than the descriptor, maybe): the file passes through to the
- * kernel, for good in this process. */
+ * kernel, for good in this process.  A shared, writable mapping of a file
+ * is followed (coherence.c): locked as well, it makes writes go through. */
 FFIO_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	NEED(mmap, return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
-	struct ffio_file *f = (flags & MAP_ANONYMOUS) || ffio_in_lib ? NULL : ffio_fd_file(fd);
-	if (likely(f == NULL))
-		return ffio_real.mmap(addr, len, prot, flags, fd, off);
-	int rc = IN_LIB(ffio_file_pass_through(f, 1));
-	if (rc < 0) {
-		errno = -rc;
-		return MAP_FAILED;
+	int file = !(flags & MAP_ANONYMOUS) && !ffio_in_lib;
+	struct ffio_file *f = file ? ffio_fd_file(fd) : NULL;
+	if (unlikely(f != NULL)) {
+		int rc = IN_LIB(ffio_file_pass_through(f, 1));
+		if (rc < 0) {
+			errno = -rc;
+			return MAP_FAILED;
+		}
 	}
-	return ffio_real.mmap(addr, len, prot, flags, fd, off);
+	void *p = ffio_real.mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && file && (flags & MAP_SHARED) && (prot & PROT_WRITE))
+		ffio_shared_map_add(fd, p, len, f && __atomic_load_n(&f->posix_locked, __ATOMIC_RELAXED));
+	return p;
 }
 
 /* ---- kernel-side copies ------------------------------------------------ */

@@ -28,4 +28,4 @@ TESTS += t/rel_security.sh
 EXTRA_DIST += t/rel_security.sh
 check_SCRIPTS += t/rel_judges.sh
 TESTS += t/rel_judges.sh
-EXTRA_DIST += t/rel_judges.sh
+EXTRA_DIST += t/rel_judges.sh t/sqlite_wal.py

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
@@ -731,6 +732,69 @@ static void case_messages(void)
 	exit(0);
 }
 
+/* Shared memory guarded by a record lock, as SQLite in WAL mode uses its
+ * -shm: holding a lock on an index file it maps shared, a process writes
+ * x.dat, then stores a count in the mapping; another process that reads
+ * the count (no call ffio sees) reads x.dat while the lock is still held.
+ * One index is locked before it is mapped (and matched by the specs),
+ * the other mapped first (and matched by none). */
+static void case_shared_index(void)
+{
+	char name[2][sizeof path + 16];
+	volatile int *count[2];
+	int ix[2];
+	struct flock wr = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+	snprintf(name[0], sizeof name[0], "%s.i.dat", path);
+	snprintf(name[1], sizeof name[1], "%s.idx", path);
+	for (int k = 0; k < 2; k++) {
+		ix[k] = open(name[k], O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (ix[k] < 0 || ftruncate(ix[k], 4096) < 0)
+			exit(1);
+		if (k == 0)
+			printf("lock, then map: %d\n", fcntl(ix[k], F_SETLK, &wr));
+		count[k] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ix[k], 0);
+		if (count[k] == MAP_FAILED)
+			exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int round = 1; round <= 4; round++) {
+			volatile int *c = count[round > 2];
+			while (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) < round)
+				sched_yield();
+			char buf[64];
+			int rd = open(path, O_RDONLY);
+			ssize_t got = rd < 0 ? -1 : pread(rd, buf, sizeof buf, 0);
+			close(rd);
+			printf("reader, count %d: %zd bytes [%.*s]\n", round, got, (int)(got > 0 ? got : 0), buf);
+			fflush(stdout);
+			__atomic_store_n(&c[1], round, __ATOMIC_RELEASE);
+		}
+		_exit(0);
+	}
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644); /* after fork, which passes files through */
+	for (int round = 1; round <= 4; round++) {
+		volatile int *c = count[round > 2];
+		if (round == 3) {
+			munmap((void *)count[0], 4096);
+			printf("map, then lock: %d\n", fcntl(ix[1], F_SETLK, &wr));
+			fflush(stdout);
+		}
+		char rec[8];
+		snprintf(rec, sizeof rec, "frame%d|", round);
+		if (pwrite(fd, rec, 7, 7 * (round - 1)) != 7)
+			exit(1);
+		__atomic_store_n(&c[0], round, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&c[1], __ATOMIC_ACQUIRE) < round)
+			sched_yield();
+	}
+	waitpid(pid, NULL, 0);
+	unlink(name[0]);
+	unlink(name[1]);
+	exit(0);
+}
+
 /* Signal handlers as the program set them: what sigaction and signal
  * report, and what each handler is given, whoever stands between. */
 static volatile sig_atomic_t got_plain, got_info, info_value;
@@ -812,7 +876,7 @@ static const struct {
 	{"fsize", case_fsize},              {"ioctl", case_ioctl},
 	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
 	{"locks", case_locks},             {"messages", case_messages},
-	{"handlers", case_handlers},
+	{"shared_index", case_shared_index}, {"handlers", case_handlers},
 };
 
 int main(int argc, char **argv)

@@ -6,9 +6,9 @@
 # first, stdout redirected to a managed file, threads, times set on a file
 # with writes cached, cp -p, RLIMIT_FSIZE, ioctl, descriptor numbers and
 # RLIMIT_NOFILE, stat's times and blocks after cached writes, record
-# locks, a child's message to its parent, signal handlers as set): each
-# case runs raw, then preloaded over several stacks, and must print the
-# same lines.
+# locks, a child's message to its parent, shared memory guarded by a
+# record lock, signal handlers as set): each case runs raw, then preloaded
+# over several stacks, and must print the same lines.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 prog=$top_builddir/t/trans_cases
 [ -x "$prog" ] || skip_all "t/trans_cases not built"
