@@ -76,10 +76,10 @@ void ffio_tell(int fd)
 }
 
 /* A call on a socket, or a signal: a message whatever the descriptor. */
-#define TELL_ANY()                                                               \
-	do {                                                                     \
-		if (unlikely(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED))) \
-			ffio_tell(-1);                                           \
+#define TELL_ANY()                            \
+	do {                                  \
+		if (ffio_unwritten_pending()) \
+			ffio_tell(-1);        \
 	} while (0)
 
 FFIO_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
@@ -115,8 +115,8 @@ FFIO_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 FFIO_EXPORT int kill(pid_t pid, int sig)
 {
 	NEED(kill, return (int)result(syscall(SYS_kill, pid, sig)));
-	if (sig != 0 && pid != getpid())
-		TELL_ANY();
+	if (sig != 0 && ffio_unwritten_pending() && pid != getpid())
+		ffio_tell(-1);
 	return ffio_real.kill(pid, sig);
 }
 
@@ -131,8 +131,8 @@ FFIO_EXPORT int killpg(pid_t group, int sig)
 FFIO_EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
 {
 	NEED(sigqueue, NOSYS);
-	if (sig != 0 && pid != getpid())
-		TELL_ANY();
+	if (sig != 0 && ffio_unwritten_pending() && pid != getpid())
+		ffio_tell(-1);
 	return ffio_real.sigqueue(pid, sig, value);
 }
 
@@ -144,7 +144,7 @@ int _IO_fflush(FILE *stream);
 FFIO_EXPORT int fflush(FILE *stream)
 {
 	NEED(fflush, return _IO_fflush(stream));
-	if (unlikely(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED)))
+	if (ffio_unwritten_pending())
 		ffio_tell(stream ? fileno(stream) : -1);
 	return ffio_real.fflush(stream);
 }

@@ -523,6 +523,10 @@ static inline void ffio_note_unwritten(struct ffio_file *f)
 	f->unwritten = 1;
 	__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
 }
+static inline int ffio_unwritten_pending(void)
+{
+	return __builtin_expect(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED), 0);
+}
 /* The number of the program's signal handlers this thread is running
  * (handlers.c): in one, ffio does nothing that is not async-signal-safe. */
 extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));

@@ -180,10 +180,10 @@ FFIO_EXPORT int close(int fd)
 #define SYSCALL(...) return result(syscall(__VA_ARGS__))
 #define NO_HIT (void)0
 #define NO_TELL (void)0
-#define TELL(fd)                                                                 \
-	do {                                                                     \
-		if (unlikely(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED))) \
-			ffio_tell(fd);                                           \
+#define TELL(fd)                           \
+	do {                               \
+		if (ffio_unwritten_pending()) \
+			ffio_tell(fd);     \
 	} while (0)
 #define HIT(expr)                             \
 	do {                                  \
@@ -192,39 +192,39 @@ FFIO_EXPORT int close(int fd)
 			return h_;            \
 	} while (0)
 #define IOV1(buf, n) &(struct iovec){(void *)(buf), n}, 1
-#define FD_CALLS(X)                                                                             \
-	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                           \
-	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n)),                       \
-	  HIT(ffio_ofd_read_hit_pos(o, buf, n)), NO_TELL)                                                \
-	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                    \
-	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n)),                     \
-	  HIT(ffio_ofd_write_hit_pos(o, buf, n)), TELL(fd))                                               \
-	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),          \
-	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), off),         \
-	  HIT(off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0), NO_TELL)                                \
-	X(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off),   \
-	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), off),       \
-	  HIT(off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0), NO_TELL)                               \
-	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,    \
-	  vec_read(o, iov, cnt, -1, 0), NO_HIT, NO_TELL)                                                 \
-	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,   \
-	  vec_write(o, iov, cnt, -1, 0), NO_HIT, TELL(fd))                                                \
-	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off),               \
-	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0), NO_HIT, NO_TELL) \
-	X(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),              \
+#define FD_CALLS(X)                                                                                        \
+	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                                      \
+	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n)),                                  \
+	  HIT(ffio_ofd_read_hit_pos(o, buf, n)), NO_TELL)                                                  \
+	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                               \
+	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n)),                                \
+	  HIT(ffio_ofd_write_hit_pos(o, buf, n)), TELL(fd))                                                \
+	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),                     \
+	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), off),                    \
+	  HIT(off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0), NO_TELL)                                  \
+	X(ssize_t, pwrite, (int fd, const void *buf, size_t n, off_t off), (fd, buf, n, off),              \
+	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), off),                  \
+	  HIT(off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0), NO_TELL)                                 \
+	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,               \
+	  vec_read(o, iov, cnt, -1, 0), NO_HIT, NO_TELL)                                                   \
+	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,              \
+	  vec_write(o, iov, cnt, -1, 0), NO_HIT, TELL(fd))                                                 \
+	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off),                          \
+	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0), NO_HIT, NO_TELL)  \
+	X(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),                         \
 	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_write(o, iov, cnt, off, 0), NO_HIT, NO_TELL) \
-	X(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),   \
-	  (fd, iov, cnt, off, flags), NOSYS, vec_read(o, iov, cnt, off, flags), NO_HIT, NO_TELL)         \
-	X(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),  \
-	  (fd, iov, cnt, off, flags), NOSYS, vec_write(o, iov, cnt, off, flags), NO_HIT, NO_TELL)        \
-	X(off_t, lseek, (int fd, off_t off, int whence), (fd, off, whence),                     \
-	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_seek(o, off, whence),                   \
-	  if (ffio_ofd_seek_hit(o, off, whence)) return o->pos, NO_TELL)                                 \
-	X(int, fsync, (int fd), (fd), SYSCALL(SYS_fsync, fd), ffio_file_fsync(o->file, 0),      \
-	  NO_HIT, NO_TELL)                                                                               \
-	X(int, fdatasync, (int fd), (fd), SYSCALL(SYS_fdatasync, fd),                           \
-	  ffio_file_fsync(o->file, 1), NO_HIT, NO_TELL)                                                  \
-	X(int, ftruncate, (int fd, off_t len), (fd, len), SYSCALL(SYS_ftruncate, fd, len),      \
+	X(ssize_t, preadv2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),              \
+	  (fd, iov, cnt, off, flags), NOSYS, vec_read(o, iov, cnt, off, flags), NO_HIT, NO_TELL)           \
+	X(ssize_t, pwritev2, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),             \
+	  (fd, iov, cnt, off, flags), NOSYS, vec_write(o, iov, cnt, off, flags), NO_HIT, NO_TELL)          \
+	X(off_t, lseek, (int fd, off_t off, int whence), (fd, off, whence),                                \
+	  SYSCALL(SYS_lseek, fd, off, whence), ffio_ofd_seek(o, off, whence),                              \
+	  if (ffio_ofd_seek_hit(o, off, whence)) return o->pos, NO_TELL)                                   \
+	X(int, fsync, (int fd), (fd), SYSCALL(SYS_fsync, fd), ffio_file_fsync(o->file, 0),                 \
+	  NO_HIT, NO_TELL)                                                                                 \
+	X(int, fdatasync, (int fd), (fd), SYSCALL(SYS_fdatasync, fd),                                      \
+	  ffio_file_fsync(o->file, 1), NO_HIT, NO_TELL)                                                    \
+	X(int, ftruncate, (int fd, off_t len), (fd, len), SYSCALL(SYS_ftruncate, fd, len),                 \
 	  ffio_ofd_truncate(o, len), NO_HIT, NO_TELL)
 
 /* preadv2/pwritev2 flags on a managed file: offset -1 means the file
