@@ -22,6 +22,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -861,6 +862,36 @@ static void case_handlers(void)
 	exit(0);
 }
 
+/* Files the kernel makes at each read (/proc, /sys: their size says 0 or
+ * 4096, whatever they hold), matched by an entry: read as the kernel reads
+ * them, and a write to one reaches the kernel at once. */
+static void case_kernel_files(void)
+{
+	static const char *const name[] = {"/proc/sys/kernel/ostype", "/proc/sys/kernel/random/boot_id",
+					   "/sys/devices/system/cpu/possible", "/proc/self/comm"};
+	for (size_t i = 0; i < sizeof name / sizeof name[0]; i++) {
+		char buf[8192];
+		struct stat st;
+		int fd = open(name[i], O_RDONLY);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			printf("%s: %s\n", name[i], strerror(errno));
+			continue;
+		}
+		ssize_t got = read(fd, buf, sizeof buf), more = read(fd, buf + (got > 0 ? got : 0), 16);
+		off_t end = lseek(fd, 0, SEEK_END);
+		close(fd);
+		printf("%s: size %lld, read %zd then %zd, end %lld [%.*s]\n", name[i], (long long)st.st_size, got, more,
+		       (long long)end, (int)(got > 0 ? got : 0), buf);
+	}
+	int fd = open("/proc/self/comm", O_WRONLY);
+	ssize_t put_n = write(fd, "trans-name", 10);
+	char now[32] = "";
+	int rc = prctl(PR_GET_NAME, now);
+	printf("write /proc/self/comm: %zd; the kernel's name now: %d [%s]\n", put_n, rc, now);
+	close(fd);
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -877,6 +908,7 @@ static const struct {
 	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
 	{"locks", case_locks},             {"messages", case_messages},
 	{"shared_index", case_shared_index}, {"handlers", case_handlers},
+	{"kernel_files", case_kernel_files},
 };
 
 int main(int argc, char **argv)
