@@ -462,6 +462,9 @@ ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off);
 int ffio_file_truncate(struct ffio_file *f, off_t len);
 int ffio_file_size(struct ffio_file *f, off_t *len);
+/* The size a stat reports, given the kernel's: the kernel's when the stack
+ * holds nothing unwritten (the stack then follows it), else the stack's. */
+int ffio_file_stat_size(struct ffio_file *f, off_t kernel, off_t *len);
 /* ffio_file_flush, _fsync, _invalidate, _discard, _stats, _find_inode,
  * _put, _hold, _unhold and _set_flag: ffio_ext.h. */
 /* Make the kernel's view current before another path reads the file

@@ -171,6 +171,29 @@ static ssize_t kernel_read(struct ffio_ofd *o, const struct iovec *iov, int iovc
 	return n;
 }
 
+static int do_invalidate(struct ffio_file *f);
+
+/* A read came short: has the file grown behind the stack (another process
+ * wrote past the end the stack knows, as a log another one tails)?  Then
+ * the stack writes back and forgets its sizes and clean data, and 1 says
+ * to read again.  One fstat at each end of file met. */
+static int grew_behind(struct ffio_file *f)
+{
+	struct stat st;
+	off_t mine;
+	if (ffio_real.fstat(f->fd, &st) < 0 || ffio_layer_size(f->top, &mine) < 0 || st.st_size <= mine)
+		return 0;
+	return do_invalidate(f) == 0;
+}
+
+static ssize_t stack_read(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t at, size_t len,
+			  size_t may)
+{
+	return may == len ? ffio_layer_preadv(f->top, iov, iovcnt, at)
+	       : may > 0  ? stack_rw_first(f, 0, iov, iovcnt, at, may)
+			  : 0;
+}
+
 /* off -1: at the position, which moves. */
 static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
 {
@@ -189,9 +212,9 @@ static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, 
 	ssize_t may = kernel_limits(f, 0, at, len);
 	if (may < 0)
 		return may;
-	n = (size_t)may == len ? ffio_layer_preadv(f->top, iov, iovcnt, at)
-	    : may > 0	       ? stack_rw_first(f, 0, iov, iovcnt, at, (size_t)may)
-			       : 0;
+	n = stack_read(f, iov, iovcnt, at, len, (size_t)may);
+	if (n >= 0 && n < may && grew_behind(f))
+		n = stack_read(f, iov, iovcnt, at, len, (size_t)may);
 	if (n > 0 && off < 0)
 		o->pos += n;
 	return n;
@@ -511,6 +534,28 @@ int ffio_file_truncate(struct ffio_file *f, off_t len)
 int ffio_file_size(struct ffio_file *f, off_t *len)
 {
 	return LOCKED(f, STACK(f, ffio_layer_size(f->top, len), -ENOSYS));
+}
+
+/* A stat's size, given the kernel's (after ffio_file_stat_sync): with
+ * nothing unwritten in the stack, the kernel's, which another process
+ * may have moved (a file it grows or cuts: the stack then forgets its
+ * sizes and clean data); else the stack's. */
+static int do_stat_size(struct ffio_file *f, off_t kernel, off_t *len)
+{
+	if (!f->top)
+		return -ENOSYS;
+	if (f->unwritten || f->error)
+		return ffio_layer_size(f->top, len);
+	off_t mine;
+	if (ffio_layer_size(f->top, &mine) == 0 && mine != kernel)
+		(void)do_invalidate(f);
+	*len = kernel;
+	return 0;
+}
+
+int ffio_file_stat_size(struct ffio_file *f, off_t kernel, off_t *len)
+{
+	return LOCKED(f, do_stat_size(f, kernel, len));
 }
 
 static int do_invalidate(struct ffio_file *f)

@@ -333,7 +333,8 @@ FFIO_EXPORT int truncate(const char *path, off_t len)
 /* A stat of a file ffio holds: the writes go to the kernel first, when
  * there are any since the last stat (ffio_file_stat_sync), so that
  * st_mtime, st_ctime and st_blocks are the kernel's with them; st_size is
- * the logical size (a cache may hold the end of the file).  By
+ * the kernel's too, which another process may have moved, unless a write
+ * back failed (ffio_file_stat_size).  By
  * descriptor, the file is known before the call; by path, only after it,
  * which is then made again when there was anything to write. */
 static void stat_begin(struct ffio_ofd *o)
@@ -345,14 +346,14 @@ static void stat_begin(struct ffio_ofd *o)
 static void size_fix(struct ffio_file *f, off_t *size)
 {
 	off_t len;
-	if (IN_LIB(ffio_file_size(f, &len)) == 0)
+	if (IN_LIB(ffio_file_stat_size(f, *size, &len)) == 0)
 		*size = len;
 }
 
 static void statx_size_fix(struct ffio_file *f, struct statx *stx)
 {
 	off_t len;
-	if ((stx->stx_mask & STATX_SIZE) && IN_LIB(ffio_file_size(f, &len)) == 0)
+	if ((stx->stx_mask & STATX_SIZE) && IN_LIB(ffio_file_stat_size(f, (off_t)stx->stx_size, &len)) == 0)
 		stx->stx_size = (uint64_t)len;
 }
 

@@ -892,6 +892,60 @@ static void case_kernel_files(void)
 	exit(0);
 }
 
+/* A file another process grows and cuts while this one holds it open and
+ * cached, as tail -f follows a log: fstat's size, reads at the old end,
+ * and reads after the cut are the kernel's.  The other process acts when
+ * told through a pipe, and says when it is done. */
+static void case_grown_behind(void)
+{
+	int go[2], done[2];
+	if (pipe(go) < 0 || pipe(done) < 0)
+		exit(1);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		while (read(go[0], &c, 1) == 1) {
+			int fd = open(path, O_WRONLY | O_APPEND);
+			if (c == 'a')
+				put(fd, "appended by another|");
+			else
+				printf("cut: %d\n", ftruncate(fd, 4));
+			close(fd);
+			fflush(stdout);
+			(void)!write(done[1], &c, 1);
+		}
+		_exit(0);
+	}
+	char buf[128], c;
+	struct stat st;
+	close(go[0]);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "mine|");
+	ssize_t got = read(fd, buf, sizeof buf);
+	printf("read at my end: %zd\n", got);
+	for (int round = 0; round < 3; round++) {
+		char what = round == 2 ? 'c' : 'a';
+		(void)!write(go[1], &what, 1);
+		if (read(done[0], &c, 1) != 1)
+			exit(1);
+		got = fstat(fd, &st);
+		printf("fstat: %zd, size %lld\n", got, (long long)st.st_size);
+		got = read(fd, buf, sizeof buf);
+		printf("read on: %zd [%.*s]\n", got, (int)(got > 0 ? got : 0), buf);
+		got = pread(fd, buf, sizeof buf, 0);
+		printf("pread from 0: %zd [%.*s]\n", got, (int)(got > 0 ? got : 0), buf);
+		printf("end: %lld\n", (long long)lseek(fd, 0, SEEK_END));
+		fflush(stdout);
+	}
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	put(fd, "|mine again");
+	close(fd);
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -908,7 +962,7 @@ static const struct {
 	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
 	{"locks", case_locks},             {"messages", case_messages},
 	{"shared_index", case_shared_index}, {"handlers", case_handlers},
-	{"kernel_files", case_kernel_files},
+	{"kernel_files", case_kernel_files}, {"grown_behind", case_grown_behind},
 };
 
 int main(int argc, char **argv)
