@@ -6,8 +6,10 @@
  *
  *  - Messages.  Before data leaves the process through a pipe, a socket,
  *    a FIFO or a terminal (write, writev, send*, fflush of such a stream,
- *    sendfile and splice into one) and before a signal to another process
- *    (kill, killpg, sigqueue), every file's writes go to the kernel.  A
+ *    sendfile and splice into one), before a signal to another process
+ *    (kill, killpg, sigqueue) and before a name is made, moved or removed
+ *    in a directory (open with O_CREAT, fopen to write, rename, link,
+ *    symlink, mkdir, unlink, rmdir), every file's writes go to the kernel.  A
  *    worker that writes its output and then says "done" to its parent
  *    leaves the output where the parent reads it.  A flag set by each
  *    write into a stack makes this one load when nothing is unwritten.
@@ -25,6 +27,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -42,15 +45,23 @@ int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
 
-/* Every file's writes to the kernel, when some write entered a stack since
- * the last time.  Errors are the files' own, deferred to their next call. */
-static void release(void)
+/* Every file's writes to the kernel (but except's), when some write
+ * entered a stack since the last time.  Errors are the files' own,
+ * deferred to their next call. */
+static void release_but(const struct ffio_file *except)
 {
 	if (!__atomic_exchange_n(&ffio_unwritten_any, 0, __ATOMIC_ACQ_REL))
 		return;
 	int saved = errno;
-	(void)IN_LIB(ffio_files_order(0));
+	(void)IN_LIB(ffio_files_order(0, except));
+	if (except != NULL) /* it may hold writes still */
+		__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
 	errno = saved;
+}
+
+static void release(void)
+{
+	release_but(NULL);
 }
 
 /* A descriptor through which data reaches another process or a person:
@@ -75,17 +86,10 @@ void ffio_tell(int fd)
 	errno = saved;
 }
 
-/* A call on a socket, or a signal: a message whatever the descriptor. */
-#define TELL_ANY()                            \
-	do {                                  \
-		if (ffio_unwritten_pending()) \
-			ffio_tell(-1);        \
-	} while (0)
-
 FFIO_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
 	NEED(send, NOSYS);
-	TELL_ANY();
+	ffio_tell_any();
 	return ffio_real.send(fd, buf, n, flags);
 }
 
@@ -93,21 +97,21 @@ FFIO_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags, __CONST
 			   socklen_t tolen)
 {
 	NEED(sendto, NOSYS);
-	TELL_ANY();
+	ffio_tell_any();
 	return ffio_real.sendto(fd, buf, n, flags, to, tolen);
 }
 
 FFIO_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	NEED(sendmsg, NOSYS);
-	TELL_ANY();
+	ffio_tell_any();
 	return ffio_real.sendmsg(fd, msg, flags);
 }
 
 FFIO_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 {
 	NEED(sendmmsg, NOSYS);
-	TELL_ANY();
+	ffio_tell_any();
 	return ffio_real.sendmmsg(fd, vec, n, flags);
 }
 
@@ -124,7 +128,7 @@ FFIO_EXPORT int killpg(pid_t group, int sig)
 {
 	NEED(killpg, NOSYS);
 	if (sig != 0)
-		TELL_ANY();
+		ffio_tell_any();
 	return ffio_real.killpg(group, sig);
 }
 
@@ -134,6 +138,65 @@ FFIO_EXPORT int sigqueue(pid_t pid, int sig, const union sigval value)
 	if (sig != 0 && ffio_unwritten_pending() && pid != getpid())
 		ffio_tell(-1);
 	return ffio_real.sigqueue(pid, sig, value);
+}
+
+/* A name made, moved or removed in a directory: another process may take
+ * it for a sign (a file renamed into place, a marker made, a lock file
+ * removed) and read what was written before. */
+#define NAMES(X)                                                                              \
+	X(rename, (const char *from, const char *to), (from, to))                              \
+	X(renameat, (int fromdir, const char *from, int todir, const char *to),                \
+	  (fromdir, from, todir, to))                                                          \
+	X(renameat2, (int fromdir, const char *from, int todir, const char *to, unsigned flags), \
+	  (fromdir, from, todir, to, flags))                                                   \
+	X(link, (const char *from, const char *to), (from, to))                                \
+	X(linkat, (int fromdir, const char *from, int todir, const char *to, int flags),       \
+	  (fromdir, from, todir, to, flags))                                                   \
+	X(symlink, (const char *target, const char *name), (target, name))                     \
+	X(symlinkat, (const char *target, int dir, const char *name), (target, dir, name))     \
+	X(mkdir, (const char *name, mode_t mode), (name, mode))                                \
+	X(mkdirat, (int dir, const char *name, mode_t mode), (dir, name, mode))                \
+	X(rmdir, (const char *name), (name))
+#define NAME_CALL(name, params, args)       \
+	FFIO_EXPORT int name params         \
+	{                                   \
+		NEED(name, NOSYS);          \
+		ffio_tell_any();            \
+		return ffio_real.name args; \
+	}
+NAMES(NAME_CALL)
+
+/* A name removed: every other file's writes to the kernel.  The file that
+ * loses the name keeps its own (a file deleted while open, whose buffered
+ * data nc_abort drops: netcdf_glue). */
+static void tell_removing(int dir, const char *name, int flags)
+{
+	struct stat st;
+	if (!ffio_unwritten_pending() || ffio_in_lib || ffio_in_handler)
+		return;
+	int saved = errno;
+	struct ffio_file *f = name && !(flags & AT_REMOVEDIR) && ffio_real.fstatat &&
+					      ffio_real.fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+				      ? file_of_stat(&st)
+				      : NULL;
+	errno = saved;
+	release_but(f);
+	if (f)
+		ffio_file_put(f);
+}
+
+FFIO_EXPORT int unlink(const char *name)
+{
+	NEED(unlink, NOSYS);
+	tell_removing(AT_FDCWD, name, 0);
+	return ffio_real.unlink(name);
+}
+
+FFIO_EXPORT int unlinkat(int dir, const char *name, int flags)
+{
+	NEED(unlinkat, NOSYS);
+	tell_removing(dir, name, flags);
+	return ffio_real.unlinkat(dir, name, flags);
 }
 
 /* A stream's buffer reaches its descriptor inside the C library, where

@@ -504,7 +504,7 @@ int ffio_flush_all(void);
  * so that reads see what other processes wrote before they released it.
  * A lock on one file commonly guards others (SQLite's on its -shm guards
  * its -wal).  An error is each file's, deferred; the first is returned. */
-int ffio_files_order(int drop_clean);
+int ffio_files_order(int drop_clean, const struct ffio_file *except);
 void ffio_exit_all(void);
 /* Around fork (the files' part of fork.c's handlers): every file passes
  * through, with the files' locks held until ffio_files_fork_after. */
@@ -538,6 +538,13 @@ extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec"
  * writes go to the kernel; not inside ffio or a signal handler.  errno is
  * kept. */
 void ffio_tell(int fd);
+/* The same for a message whatever the descriptor (a socket, a signal, a
+ * name made or moved in a directory). */
+static inline void ffio_tell_any(void)
+{
+	if (ffio_unwritten_pending())
+		ffio_tell(-1);
+}
 /* The number of shared, writable mappings of files the process locked
  * (record locks): while it is not 0, every write goes through. */
 extern int ffio_write_through_shared;
@@ -752,6 +759,18 @@ void ffio_fd_on_pressure(int (*release)(void));
 	X(int, killpg, (pid_t, int))                                               \
 	X(int, sigqueue, (pid_t, int, const union sigval))                         \
 	X(int, fflush, (FILE *))                                                   \
+	X(int, rename, (const char *, const char *))                               \
+	X(int, renameat, (int, const char *, int, const char *))                   \
+	X(int, renameat2, (int, const char *, int, const char *, unsigned))        \
+	X(int, link, (const char *, const char *))                                 \
+	X(int, linkat, (int, const char *, int, const char *, int))                \
+	X(int, symlink, (const char *, const char *))                              \
+	X(int, symlinkat, (const char *, int, const char *))                       \
+	X(int, mkdir, (const char *, mode_t))                                      \
+	X(int, mkdirat, (int, const char *, mode_t))                               \
+	X(int, unlink, (const char *))                                             \
+	X(int, unlinkat, (int, const char *, int))                                 \
+	X(int, rmdir, (const char *))                                              \
 	X(int, munmap, (void *, size_t))                                           \
 	X(void *, mremap, (void *, size_t, size_t, int, ...))                      \
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))     \

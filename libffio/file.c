@@ -754,7 +754,7 @@ void ffio_files_fsize_limit(void)
 	pthread_mutex_unlock(&files_lock);
 }
 
-int ffio_files_order(int drop_clean)
+int ffio_files_order(int drop_clean, const struct ffio_file *except)
 {
 	int first = 0;
 
@@ -763,6 +763,8 @@ int ffio_files_order(int drop_clean)
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next) {
 		int err = 0;
+		if (f == except)
+			continue;
 		pthread_mutex_lock(&f->lock);
 		if (f->top) {
 			ffio_in_lib++;

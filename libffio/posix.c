@@ -89,6 +89,8 @@ static int open_impl(int dirfd, const char *path, int flags, mode_t mode)
 	}
 	IN_LIB((ffio_init(), 0));
 	NEED(openat, return (int)result(syscall(SYS_openat, dirfd, path, flags, mode)));
+	if (flags & O_CREAT) /* a name made: a sign to other processes, maybe */
+		ffio_tell_any();
 	struct ffio_entry *e = IN_LIB(ffio_entry_for(path));
 	if (e != NULL && ffio_open_diags)
 		IN_LIB((ffio_log("open %s: entry %d (%s)", path, e->index, e->pattern), 0));
@@ -484,7 +486,7 @@ static int is_getlk(int cmd)
 static void lock_order(int drop_clean)
 {
 	int saved = errno;
-	(void)IN_LIB(ffio_files_order(drop_clean));
+	(void)IN_LIB(ffio_files_order(drop_clean, NULL));
 	errno = saved;
 }
 

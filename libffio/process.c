@@ -366,6 +366,8 @@ FFIO_EXPORT FILE *fopen(const char *path, const char *mode)
 		errno = ENOSYS;
 		return NULL;
 	});
+	if (mode != NULL && (mode[0] == 'w' || mode[0] == 'a')) /* a name made, maybe */
+		ffio_tell_any();
 	return stdio_fresh(FFIO_FD_ROOM(ffio_real.fopen(path, mode), r_ == NULL));
 }
 

@@ -667,12 +667,17 @@ static void jump_out(int sig)
 /* Told by a child, a parent reads what the child wrote: the child writes
  * x.dat (left open, its writes cached) and then tells the parent through
  * a pipe, a socket, a signal or a stream it flushes (and through a pipe
- * after it left a signal handler by siglongjmp).  The kernel shows a write
- * to every process once it returns. */
+ * after it left a signal handler by siglongjmp), or by a name it makes,
+ * moves or removes.  The kernel shows a write to every process once it
+ * returns. */
 static void case_messages(void)
 {
 	static const char *const how[] = {"write", "writev", "send", "sendmsg", "kill", "sigqueue", "fflush",
-					  "write after a siglongjmp out of a handler"};
+					  "write after a siglongjmp out of a handler", "rename", "open O_CREAT",
+					  "mkdir", "unlink"};
+	char mark[4][sizeof path + 16]; /* rename's from and to, a file made, a directory */
+	for (int k = 0; k < 4; k++)
+		snprintf(mark[k], sizeof mark[k], "%s.mark%d", path, k);
 	enum { HOW = sizeof how / sizeof how[0] };
 	int up[2], down[2], sv[2];
 	sigset_t usr1;
@@ -691,8 +696,9 @@ static void case_messages(void)
 		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 		FILE *stream = fdopen(dup(up[1]), "w");
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		close(open(mark[0], O_WRONLY | O_CREAT, 0644));
 		for (int i = 0; i < HOW; i++) {
-			snprintf(rec, sizeof rec, "rec %d|", i % 10);
+			snprintf(rec, sizeof rec, "rec %c|", 'a' + i);
 			if (pwrite(fd, rec, 6, 6 * i) != 6)
 				_exit(1);
 			switch (i) {
@@ -709,6 +715,10 @@ static void case_messages(void)
 					raise(SIGUSR2);
 				(void)!write(up[1], &c, 1);
 				break;
+			case 8: (void)!rename(mark[0], mark[1]); break;
+			case 9: close(open(mark[2], O_WRONLY | O_CREAT, 0644)); break;
+			case 10: (void)!mkdir(mark[3], 0755); break;
+			case 11: (void)!unlink(mark[2]); break;
 			}
 			if (read(down[0], &c, 1) != 1) /* the parent has read x.dat */
 				_exit(1);
@@ -719,9 +729,12 @@ static void case_messages(void)
 		char c;
 		if (i == 4 || i == 5)
 			sigwaitinfo(&usr1, NULL);
+		else if (i >= 8) /* the sign is a name: looked for until it shows */
+			while ((access(mark[i == 8 ? 1 : i == 10 ? 3 : 2], F_OK) == 0) == (i == 11))
+				sched_yield();
 		else if (read(i == 2 || i == 3 ? sv[1] : up[0], &c, 1) != 1)
 			printf("no message\n");
-		char buf[64];
+		char buf[128];
 		int fd = open(path, O_RDONLY);
 		ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
 		close(fd);
@@ -730,6 +743,8 @@ static void case_messages(void)
 		(void)!write(down[1], "a", 1);
 	}
 	waitpid(pid, NULL, 0);
+	unlink(mark[1]);
+	rmdir(mark[3]);
 	exit(0);
 }
 
