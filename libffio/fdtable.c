@@ -90,10 +90,16 @@ int ffio_fd_park(int fd)
 	top = __atomic_load_n(&park_top, __ATOMIC_RELAXED);
 	/* The highest free number in [lo, hi], if there is one: F_DUPFD gives
 	 * the lowest free number >= its argument (EMFILE: none up to the
-	 * limit).  The first try, at the top, is the one that usually finds. */
+	 * limit; one past hi: none up to hi, under a soft limit above the
+	 * top).  The first try, at the top, is the one that usually finds. */
 	for (int lo = fd + 1, hi = top - 1; lo <= hi;) {
 		int t = best < 0 && hi == top - 1 ? hi : lo + (hi - lo + 1) / 2;
 		int nfd = ffio_real.fcntl(fd, F_DUPFD_CLOEXEC, t);
+		if (nfd > hi) {
+			(void)ffio_real.close(nfd);
+			hi = t - 1;
+			continue;
+		}
 		if (nfd < 0) {
 			if (errno == EINVAL && again) { /* the limit, lowered from outside */
 				again = 0;

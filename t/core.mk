@@ -12,3 +12,6 @@ TESTS += t/core_exports.sh
 check_PROGRAMS += t/core_fork_locks
 TESTS += t/core_fork_locks
 t_core_fork_locks_LDADD = libffio.la -lpthread
+check_PROGRAMS += t/core_park
+TESTS += t/core_park
+t_core_park_LDADD = libffio_core.la
