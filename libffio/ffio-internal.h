@@ -11,6 +11,7 @@
 #ifndef FFIO_INTERNAL_H
 #define FFIO_INTERNAL_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -576,6 +577,7 @@ enum ffio_lock_rank {
 	FFIO_LOCK_LOG,        /* log.c: the log's descriptor */
 	FFIO_LOCK_OWN_FDS,    /* fdtable.c: ffio's own descriptors of no file */
 	FFIO_LOCK_SHARED_MAPS, /* coherence.c: shared mappings of locked files */
+	FFIO_LOCK_FD_LISTS,   /* fddir.c: open listings of /proc/self/fd */
 	FFIO_LOCK_RANKS
 };
 void ffio_atfork_hold(pthread_mutex_t *lock, enum ffio_lock_rank rank);
@@ -774,6 +776,10 @@ void ffio_fd_on_pressure(int (*release)(void));
 	X(int, munmap, (void *, size_t))                                           \
 	X(void *, mremap, (void *, size_t, size_t, int, ...))                      \
 	X(int, sigaction, (int, const struct sigaction *, struct sigaction *))     \
+	X(DIR *, opendir, (const char *))                                          \
+	X(DIR *, fdopendir, (int))                                                 \
+	X(int, closedir, (DIR *))                                                  \
+	X(struct dirent *, readdir, (DIR *))                                       \
 	X(__sighandler_t, signal, (int, __sighandler_t))                           \
 	X(void, siglongjmp, (struct __jmp_buf_tag *, int))                         \
 	X(void, longjmp, (struct __jmp_buf_tag *, int))                            \

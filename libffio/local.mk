@@ -25,6 +25,7 @@ libffio_core_la_SOURCES = \
 	libffio/posix.c \
 	libffio/coherence.c \
 	libffio/handlers.c \
+	libffio/fddir.c \
 	libffio/times.c \
 	libffio/rlimit.c \
 	libffio/ioctl.c \

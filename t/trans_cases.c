@@ -7,6 +7,7 @@
  *
  * Usage: trans_cases CASE DIR     (trans_cases list: the case names) */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -961,6 +962,56 @@ static void case_grown_behind(void)
 	exit(0);
 }
 
+/* The list of the process's descriptors (/proc/self/fd and where
+ * /dev/fd and /proc/thread-self/fd lead) with managed files open: the
+ * program's own, none of ffio's; then a daemon's close of every one it
+ * finds above 2, and the number the next open gets. */
+static int by_number(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static void case_fd_list(void)
+{
+	static const char *const dirs[] = {"/proc/self/fd", "/dev/fd", "/proc/thread-self/fd"};
+	char name[sizeof path + 16];
+	for (int k = 0; k < 3; k++) {
+		snprintf(name, sizeof name, "%s.%d.dat", path, k);
+		int fd = open(k == 0 ? path : name, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		put(fd, k == 0 ? "x.dat's bytes" : "another file");
+		if (k > 0)
+			unlink(name);
+	}
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		int seen[64], n = 0;
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+		while (d && (e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.' && n < 64)
+				seen[n++] = atoi(e->d_name);
+		qsort(seen, (size_t)n, sizeof seen[0], by_number);
+		printf("%s: %d entries:", dirs[i], n);
+		for (int k = 0; k < n; k++)
+			printf(" %d", seen[k]);
+		printf("\n");
+		if (d)
+			closedir(d);
+	}
+	fflush(stdout);
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int closed = 0;
+	while (d && (e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd > 2 && fd != dirfd(d))
+			closed += close(fd) == 0;
+	}
+	if (d)
+		closedir(d);
+	printf("closed %d; the next open: %d\n", closed, open(path, O_RDONLY));
+	exit(0);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -978,6 +1029,7 @@ static const struct {
 	{"locks", case_locks},             {"messages", case_messages},
 	{"shared_index", case_shared_index}, {"handlers", case_handlers},
 	{"kernel_files", case_kernel_files}, {"grown_behind", case_grown_behind},
+	{"fd_list", case_fd_list},
 };
 
 int main(int argc, char **argv)

@@ -8,8 +8,9 @@
 # RLIMIT_NOFILE, stat's times and blocks after cached writes, record
 # locks, a child's message to its parent, shared memory guarded by a
 # record lock, signal handlers as set, files in /proc and /sys, a file
-# another process grows and cuts): each case runs raw, then preloaded over
-# several stacks, and must print the same lines.
+# another process grows and cuts, the list in /proc/self/fd): each case
+# runs raw, then preloaded over several stacks, and must print the same
+# lines.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 prog=$top_builddir/t/trans_cases
 [ -x "$prog" ] || skip_all "t/trans_cases not built"
