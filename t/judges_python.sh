@@ -5,7 +5,7 @@
 # test_mmap, test_posix, test_pathlib, test_shutil, test_fileinput,
 # test_gzip, test_tarfile, test_zipfile, test_mailbox, test_dbm_dumb,
 # test_largefile, test_logging, test_signal, test_threadsignals,
-# test_multiprocessing_fork) runs first without ffio, then preloaded
+# test_multiprocessing_fork, test_support) runs first without ffio, then preloaded
 # under each stack below with every file matched ('*'); a module passes
 # under ffio when it passes without.  A module that runs past its time
 # limit (a hang) fails.
@@ -23,7 +23,7 @@
 py=${FFIO_PYTHON:-/usr/bin/python3}
 modules=${FFIO_JUDGE_MODULES:-test_os test_fileio test_io test_tempfile test_subprocess test_mmap test_posix \
 test_pathlib test_shutil test_fileinput test_gzip test_tarfile test_zipfile test_mailbox test_dbm_dumb \
-test_largefile test_logging test_signal test_threadsignals test_multiprocessing_fork}
+test_largefile test_logging test_signal test_threadsignals test_multiprocessing_fork test_support}
 limit=${FFIO_JUDGE_TIMEOUT:-900}
 test_limit=${FFIO_JUDGE_TEST_TIMEOUT:-300}
 [ -x "$py" ] || skip_all "$py not installed"
