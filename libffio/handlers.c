@@ -85,11 +85,12 @@ FFIO_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 	int added = __atomic_load_n(&program[sig].added_siginfo, __ATOMIC_ACQUIRE);
 	struct sigaction wrapped;
 	const struct sigaction *give = act;
-	int valid = act && !ffio_user_range_odd(act, sizeof *act);
+	int valid = act && !ffio_user_range_odd(act, sizeof *act), adds = 0;
 	if (valid && ((act->sa_flags & SA_SIGINFO) ? act->sa_sigaction != NULL : is_function(act->sa_handler))) {
 		wrapped = *act;
 		wrapped.sa_sigaction = trampoline;
 		wrapped.sa_flags |= SA_SIGINFO;
+		adds = !(act->sa_flags & SA_SIGINFO);
 		remember(sig, act);
 		give = &wrapped;
 	}
@@ -99,8 +100,7 @@ FFIO_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
 		__atomic_store_n(&program[sig].info, info, __ATOMIC_RELEASE);
 		__atomic_store_n(&program[sig].plain, plain, __ATOMIC_RELEASE);
 	} else if (rc == 0 && valid) {
-		int now = give == &wrapped && !(act->sa_flags & SA_SIGINFO);
-		__atomic_store_n(&program[sig].added_siginfo, now, __ATOMIC_RELEASE);
+		__atomic_store_n(&program[sig].added_siginfo, adds, __ATOMIC_RELEASE);
 	}
 	if (rc == 0 && old)
 		as_given(old, plain, info, added);
