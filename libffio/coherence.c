@@ -45,18 +45,30 @@ int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
 
-/* Every file's writes to the kernel (but except's), when some write
- * entered a stack since the last time.  Errors are the files' own,
- * deferred to their next call. */
+/* Every file's writes (but except's) to the kernel.  Errors are the
+ * files' own, deferred to their next call; errno is kept. */
+static void write_back_all(const struct ffio_file *except)
+{
+	int saved = errno;
+	(void)IN_LIB(ffio_files_order(0, except));
+	errno = saved;
+}
+
+/* The same, when some write entered a stack since the last time. */
 static void release_but(const struct ffio_file *except)
 {
 	if (!__atomic_exchange_n(&ffio_unwritten_any, 0, __ATOMIC_ACQ_REL))
 		return;
-	int saved = errno;
-	(void)IN_LIB(ffio_files_order(0, except));
+	write_back_all(except);
 	if (except != NULL) /* it may hold writes still */
 		__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
-	errno = saved;
+}
+
+/* Not inside ffio, nor in a signal handler (handlers.c), nor before the
+ * C library's functions are known. */
+static int may_release(void)
+{
+	return !ffio_in_lib && !ffio_in_handler && ffio_real_ready() && ffio_real.fstat;
 }
 
 static void release(void)
@@ -78,7 +90,7 @@ static int is_channel(int fd)
 
 void ffio_tell(int fd)
 {
-	if (ffio_in_lib || ffio_in_handler || !ffio_real_ready() || !ffio_real.fstat)
+	if (!may_release())
 		return;
 	int saved = errno;
 	if (fd == -1 || is_channel(fd))
@@ -172,7 +184,7 @@ NAMES(NAME_CALL)
 static void tell_removing(int dir, const char *name, int flags)
 {
 	struct stat st;
-	if (!ffio_unwritten_pending() || ffio_in_lib || ffio_in_handler)
+	if (!ffio_unwritten_pending() || !may_release())
 		return;
 	int saved = errno;
 	struct ffio_file *f = name && !(flags & AT_REMOVEDIR) && ffio_real.fstatat &&
@@ -254,10 +266,8 @@ static void start_writing_through(ino_t ino)
 	if (ffio_open_diags)
 		ffio_log("writes go through to the kernel while inode %lu, locked, is mapped shared",
 			 (unsigned long)ino);
-	if (!ffio_in_lib) {
-		__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
-		release();
-	}
+	if (!ffio_in_lib)
+		write_back_all(NULL);
 }
 
 void ffio_shared_map_add(int fd, void *addr, size_t len, int locked)

@@ -173,17 +173,24 @@ static ssize_t kernel_read(struct ffio_ofd *o, const struct iovec *iov, int iovc
 
 static int do_invalidate(struct ffio_file *f);
 
-/* A read came short: has the file grown behind the stack (another process
- * wrote past the end the stack knows, as a log another one tails)?  Then
- * the stack writes back and forgets its sizes and clean data, and 1 says
- * to read again.  One fstat at each end of file met. */
+/* The kernel's size of the file moved behind the stack (another process
+ * grew it, or cut it unless grown_only): the stack writes back and
+ * forgets its sizes and clean data.  1 when it did. */
+static int follow_kernel_size(struct ffio_file *f, off_t kernel, int grown_only)
+{
+	off_t mine;
+	if (ffio_layer_size(f->top, &mine) < 0 || kernel == mine || (grown_only && kernel < mine))
+		return 0;
+	return do_invalidate(f) == 0;
+}
+
+/* A read came short: has the file grown behind the stack (as a log
+ * another process writes and this one tails)?  1: read again.  One fstat
+ * at each end of file met. */
 static int grew_behind(struct ffio_file *f)
 {
 	struct stat st;
-	off_t mine;
-	if (ffio_real.fstat(f->fd, &st) < 0 || ffio_layer_size(f->top, &mine) < 0 || st.st_size <= mine)
-		return 0;
-	return do_invalidate(f) == 0;
+	return ffio_real.fstat(f->fd, &st) == 0 && follow_kernel_size(f, st.st_size, 1);
 }
 
 static ssize_t stack_read(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t at, size_t len,
@@ -236,6 +243,15 @@ static int sync_written(struct ffio_file *f, int full)
 	if (err < 0)
 		return err;
 	return (full ? ffio_real.fsync(f->fd) : ffio_real.fdatasync(f->fd)) < 0 ? -errno : 0;
+}
+
+/* After a write into the stack: synced for O_SYNC and O_DSYNC (dsync,
+ * full), written back when the process writes through; else nothing. */
+static int write_back_now(struct ffio_file *f, int dsync, int full)
+{
+	if (dsync)
+		return sync_written(f, full);
+	return writes_through() ? ffio_layer_flush(f->top) : 0;
 }
 
 /* A write the kernel makes itself, after what the stack holds, which was
@@ -310,10 +326,9 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 		return ffio_file_take_error(f);
 	if (n > 0 && off < 0)
 		o->pos += n;
-	int dsync = (o->oflags & O_DSYNC) || (rwf & (RWF_DSYNC | RWF_SYNC));
-	if (n > 0 && (dsync || writes_through())) {
-		int err = dsync ? sync_written(f, (o->oflags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC))
-				: ffio_layer_flush(f->top);
+	if (n > 0) {
+		int err = write_back_now(f, (o->oflags & O_DSYNC) || (rwf & (RWF_DSYNC | RWF_SYNC)),
+					 (o->oflags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC));
 		if (err < 0)
 			return err;
 	}
@@ -487,12 +502,8 @@ static ssize_t file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t
 	ssize_t r = ffio_layer_pwritev(f->top, &iov, 1, off);
 	if (r >= 0 && f->error)
 		return ffio_file_take_error(f);
-	if (r > 0 && writes_through()) {
-		int err = ffio_layer_flush(f->top);
-		if (err < 0)
-			return err;
-	}
-	return r;
+	int err = r > 0 ? write_back_now(f, 0, 0) : 0;
+	return err < 0 ? err : r;
 }
 
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off)
@@ -546,9 +557,7 @@ static int do_stat_size(struct ffio_file *f, off_t kernel, off_t *len)
 		return -ENOSYS;
 	if (f->unwritten || f->error)
 		return ffio_layer_size(f->top, len);
-	off_t mine;
-	if (ffio_layer_size(f->top, &mine) == 0 && mine != kernel)
-		(void)do_invalidate(f);
+	(void)follow_kernel_size(f, kernel, 0);
 	*len = kernel;
 	return 0;
 }
