@@ -490,6 +490,15 @@ static void lock_order(int drop_clean)
 	errno = saved;
 }
 
+/* A lock was taken on fd: a record lock (fcntl, lockf) is followed for
+ * the shared mappings of its file (coherence.c); then lock_order. */
+static void lock_taken(int fd, int record)
+{
+	if (record)
+		ffio_shared_map_locked(fd);
+	lock_order(1);
+}
+
 /* A lock on a descriptor ffio does not cache (another file, or one that
  * passes through): it may guard cached files all the same.  A bad
  * pointer is not read: the kernel refuses it. */
@@ -499,10 +508,8 @@ static int lock_other(int fd, int cmd, struct flock *fl)
 	if (release)
 		lock_order(0);
 	int rc = ffio_real.fcntl(fd, cmd, fl);
-	if (rc == 0 && !release) {
-		ffio_shared_map_locked(fd);
-		lock_order(1);
-	}
+	if (rc == 0 && !release)
+		lock_taken(fd, 1);
 	return rc;
 }
 
@@ -541,8 +548,7 @@ static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 	} else if (!release) {
 		if (cmd == F_SETLK || cmd == F_SETLKW)
 			__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
-		ffio_shared_map_locked(fd);
-		lock_order(1);
+		lock_taken(fd, 1);
 	}
 	return rc;
 }
@@ -624,7 +630,7 @@ FFIO_EXPORT int flock(int fd, int op)
 		lock_order(0);
 	int rc = ffio_real.flock(fd, op);
 	if (rc == 0 && !release)
-		lock_order(1);
+		lock_taken(fd, 0);
 	return rc;
 }
 
@@ -667,7 +673,7 @@ FFIO_EXPORT int lockf(int fd, int cmd, off_t len)
 			lock_order(0);
 		int rc = ffio_real.lockf(fd, cmd, len);
 		if (rc == 0 && cmd != F_ULOCK)
-			lock_order(1);
+			lock_taken(fd, 1);
 		return rc;
 	}
 	return (int)result(IN_LIB(lockf_managed(o, fd, cmd, len)));

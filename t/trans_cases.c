@@ -754,16 +754,18 @@ static void case_messages(void)
  * x.dat, then stores a count in the mapping; another process that reads
  * the count (no call ffio sees) reads x.dat while the lock is still held.
  * One index is locked before it is mapped (and matched by the specs),
- * the other mapped first (and matched by none). */
+ * two others mapped first (and matched by none), then locked with fcntl
+ * and with lockf. */
 static void case_shared_index(void)
 {
-	char name[2][sizeof path + 16];
-	volatile int *count[2];
-	int ix[2];
+	char name[3][sizeof path + 16];
+	volatile int *count[3];
+	int ix[3];
 	struct flock wr = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
 	snprintf(name[0], sizeof name[0], "%s.i.dat", path);
 	snprintf(name[1], sizeof name[1], "%s.idx", path);
-	for (int k = 0; k < 2; k++) {
+	snprintf(name[2], sizeof name[2], "%s.idy", path);
+	for (int k = 0; k < 3; k++) {
 		ix[k] = open(name[k], O_RDWR | O_CREAT | O_TRUNC, 0644);
 		if (ix[k] < 0 || ftruncate(ix[k], 4096) < 0)
 			exit(1);
@@ -776,8 +778,8 @@ static void case_shared_index(void)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		for (int round = 1; round <= 4; round++) {
-			volatile int *c = count[round > 2];
+		for (int round = 1; round <= 6; round++) {
+			volatile int *c = count[(round - 1) / 2];
 			while (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) < round)
 				sched_yield();
 			char buf[64];
@@ -791,11 +793,15 @@ static void case_shared_index(void)
 		_exit(0);
 	}
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644); /* after fork, which passes files through */
-	for (int round = 1; round <= 4; round++) {
-		volatile int *c = count[round > 2];
+	for (int round = 1; round <= 6; round++) {
+		volatile int *c = count[(round - 1) / 2];
 		if (round == 3) {
 			munmap((void *)count[0], 4096);
 			printf("map, then lock: %d\n", fcntl(ix[1], F_SETLK, &wr));
+			fflush(stdout);
+		} else if (round == 5) {
+			munmap((void *)count[1], 4096);
+			printf("map, then lockf: %d\n", lockf(ix[2], F_TLOCK, 1));
 			fflush(stdout);
 		}
 		char rec[8];
@@ -807,8 +813,8 @@ static void case_shared_index(void)
 			sched_yield();
 	}
 	waitpid(pid, NULL, 0);
-	unlink(name[0]);
-	unlink(name[1]);
+	for (int k = 0; k < 3; k++)
+		unlink(name[k]);
 	exit(0);
 }
 
