@@ -97,7 +97,7 @@ static uint64_t sleep_until(uint64_t deadline)
 
 	if (now >= deadline)
 		return 0;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	while (ffio_real.clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 	now = ffio_now_ns();
 	return now > deadline ? now - deadline : 0;

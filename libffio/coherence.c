@@ -16,6 +16,16 @@
  *    Not in a signal handler (handlers.c): a flush there could wait for
  *    a lock the interrupted code holds.
  *
+ *  - Messages heard.  The other way round: the kernel shows every read
+ *    what other processes wrote up to that moment, while a cache keeps
+ *    serving the bytes it read before.  After the process hears from
+ *    another one (data read from a pipe, a socket, a FIFO or a terminal,
+ *    a child waited for, a signal waited for, a sleep ended), every file
+ *    writes back and drops its clean data, as after taking a lock
+ *    (posix.c), so that its next reads see what the other process wrote
+ *    before it spoke.  A second open of a file drops its clean data too
+ *    (file.c).  Only while a file is open, and not in a signal handler.
+ *
  *  - Shared memory guarded by record locks.  Stores into a shared mapping
  *    are not calls ffio sees.  While the process has a file mapped shared
  *    and writable on which it has taken a record lock (SQLite's -shm in
@@ -29,12 +39,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ffio-internal.h"
@@ -66,7 +80,7 @@ static void release_but(const struct ffio_file *except)
 
 /* Not inside ffio, nor in a signal handler (handlers.c), nor before the
  * C library's functions are known. */
-static int may_release(void)
+static int may_order(void)
 {
 	return !ffio_in_lib && !ffio_in_handler && ffio_real_ready() && ffio_real.fstat;
 }
@@ -90,7 +104,7 @@ static int is_channel(int fd)
 
 void ffio_tell(int fd)
 {
-	if (!may_release())
+	if (!may_order())
 		return;
 	int saved = errno;
 	if (fd == -1 || is_channel(fd))
@@ -184,7 +198,7 @@ NAMES(NAME_CALL)
 static void tell_removing(int dir, const char *name, int flags)
 {
 	struct stat st;
-	if (!ffio_unwritten_pending() || !may_release())
+	if (!ffio_unwritten_pending() || !may_order())
 		return;
 	int saved = errno;
 	struct ffio_file *f = name && !(flags & AT_REMOVEDIR) && ffio_real.fstatat &&
@@ -222,6 +236,109 @@ FFIO_EXPORT int fflush(FILE *stream)
 	if (ffio_unwritten_pending())
 		ffio_tell(stream ? fileno(stream) : -1);
 	return ffio_real.fflush(stream);
+}
+
+/* ---- messages heard ------------------------------------------------------ */
+
+/* Every file writes back and forgets its clean data and sizes: what it
+ * reads next comes from the kernel.  Errors are the files' own, deferred
+ * to their next call; errno is kept. */
+static void acquire(void)
+{
+	if (!ffio_any_open() || !may_order())
+		return;
+	int saved = errno;
+	(void)IN_LIB(ffio_files_order(1, NULL));
+	errno = saved;
+}
+
+void ffio_heard(int fd)
+{
+	if (!ffio_any_open() || !may_order())
+		return;
+	int saved = errno, channel = is_channel(fd);
+	errno = saved;
+	if (channel)
+		acquire();
+}
+
+void ffio_heard_any(void)
+{
+	acquire();
+}
+
+/* X(ret, name, params, args, fallback, heard): the call, then acquire()
+ * when heard (an expression of its result r_) says something came. */
+#define HEARD(X)                                                                                        \
+	X(ssize_t, recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags),                 \
+	  SYSCALL(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), r_ >= 0)                                \
+	X(ssize_t, recvfrom, (int fd, void *buf, size_t n, int flags, __SOCKADDR_ARG from, socklen_t *len), \
+	  (fd, buf, n, flags, from, len), SYSCALL(SYS_recvfrom, fd, buf, n, flags, from, len), r_ >= 0)  \
+	X(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flags),                  \
+	  SYSCALL(SYS_recvmsg, fd, msg, flags), r_ >= 0)                                                \
+	X(int, recvmmsg, (int fd, struct mmsghdr *vec, unsigned n, int flags, struct timespec *limit),  \
+	  (fd, vec, n, flags, limit), SYSCALL(SYS_recvmmsg, fd, vec, n, flags, limit), r_ >= 0)         \
+	X(pid_t, wait, (int *status), (status), SYSCALL(SYS_wait4, -1, status, 0, NULL), r_ > 0)        \
+	X(pid_t, waitpid, (pid_t pid, int *status, int options), (pid, status, options),                \
+	  SYSCALL(SYS_wait4, pid, status, options, NULL), r_ > 0)                                       \
+	X(pid_t, wait4, (pid_t pid, int *status, int options, struct rusage *use),                      \
+	  (pid, status, options, use), SYSCALL(SYS_wait4, pid, status, options, use), r_ > 0)           \
+	X(int, waitid, (idtype_t type, id_t id, siginfo_t *info, int options), (type, id, info, options), \
+	  SYSCALL(SYS_waitid, type, id, info, options, NULL), r_ == 0)                                  \
+	X(int, sigwaitinfo, (const sigset_t *set, siginfo_t *info), (set, info), NOSYS, r_ > 0)         \
+	X(int, sigtimedwait, (const sigset_t *set, siginfo_t *info, const struct timespec *limit),      \
+	  (set, info, limit), NOSYS, r_ > 0)                                                            \
+	X(int, sigsuspend, (const sigset_t *mask), (mask), NOSYS, 1)                                    \
+	X(int, pause, (void), (), NOSYS, 1)                                                             \
+	X(int, nanosleep, (const struct timespec *t, struct timespec *rest), (t, rest),                 \
+	  SYSCALL(SYS_nanosleep, t, rest), 1)                                                           \
+	X(int, pclose, (FILE *stream), (stream), NOSYS, 1)
+#define SYSCALL(...) return result(syscall(__VA_ARGS__))
+#define HEARD_CALL(ret, name, params, args, fallback, heard) \
+	FFIO_EXPORT ret name params                          \
+	{                                                    \
+		NEED(name, fallback);                        \
+		ret r_ = ffio_real.name args;                \
+		if (heard)                                   \
+			ffio_heard_any();                    \
+		return r_;                                   \
+	}
+HEARD(HEARD_CALL)
+
+/* These return an error number, or what is left to sleep. */
+FFIO_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	NEED(sigwait, return ENOSYS);
+	int err = ffio_real.sigwait(set, sig);
+	if (err == 0)
+		ffio_heard_any();
+	return err;
+}
+
+FFIO_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *t, struct timespec *rest)
+{
+	NEED(clock_nanosleep, return ENOSYS);
+	int err = ffio_real.clock_nanosleep(clock, flags, t, rest);
+	ffio_heard_any();
+	return err;
+}
+
+FFIO_EXPORT unsigned sleep(unsigned seconds)
+{
+	struct timespec t = {(time_t)seconds, 0};
+	NEED(sleep, return syscall(SYS_nanosleep, &t, &t) == 0 ? 0 : (unsigned)t.tv_sec);
+	unsigned rest = ffio_real.sleep(seconds);
+	ffio_heard_any();
+	return rest;
+}
+
+FFIO_EXPORT int usleep(useconds_t us)
+{
+	struct timespec t = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+	NEED(usleep, return (int)result(syscall(SYS_nanosleep, &t, NULL)));
+	int rc = ffio_real.usleep(us);
+	ffio_heard_any();
+	return rc;
 }
 
 /* ---- shared mappings of record-locked files ------------------------------ */

@@ -22,11 +22,15 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/single_threaded.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ffio.h"
 #include "ffio_ext.h"
@@ -546,6 +550,13 @@ static inline void ffio_tell_any(void)
 	if (ffio_unwritten_pending())
 		ffio_tell(-1);
 }
+/* After data came in through fd: when fd is a pipe, socket, FIFO or
+ * terminal, every file writes back and drops its clean data, so that its
+ * next reads see what the sender wrote; not inside ffio or a signal
+ * handler, only while a file is open.  errno is kept. */
+void ffio_heard(int fd);
+/* The same whatever the descriptor (a child waited for, a sleep ended). */
+void ffio_heard_any(void);
 /* The number of shared, writable mappings of files the process locked
  * (record locks): while it is not 0, every write goes through. */
 extern int ffio_write_through_shared;
@@ -760,6 +771,24 @@ void ffio_fd_on_pressure(int (*release)(void));
 	X(int, kill, (pid_t, int))                                                 \
 	X(int, killpg, (pid_t, int))                                               \
 	X(int, sigqueue, (pid_t, int, const union sigval))                         \
+	X(ssize_t, recv, (int, void *, size_t, int))                               \
+	X(ssize_t, recvfrom, (int, void *, size_t, int, __SOCKADDR_ARG, socklen_t *)) \
+	X(ssize_t, recvmsg, (int, struct msghdr *, int))                           \
+	X(int, recvmmsg, (int, struct mmsghdr *, unsigned, int, struct timespec *)) \
+	X(pid_t, wait, (int *))                                                    \
+	X(pid_t, waitpid, (pid_t, int *, int))                                     \
+	X(pid_t, wait4, (pid_t, int *, int, struct rusage *))                      \
+	X(int, waitid, (idtype_t, id_t, siginfo_t *, int))                         \
+	X(int, sigwait, (const sigset_t *, int *))                                 \
+	X(int, sigwaitinfo, (const sigset_t *, siginfo_t *))                       \
+	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *)) \
+	X(int, sigsuspend, (const sigset_t *))                                     \
+	X(int, pause, (void))                                                      \
+	X(int, nanosleep, (const struct timespec *, struct timespec *))            \
+	X(int, clock_nanosleep, (clockid_t, int, const struct timespec *, struct timespec *)) \
+	X(unsigned, sleep, (unsigned))                                             \
+	X(int, usleep, (useconds_t))                                               \
+	X(int, pclose, (FILE *))                                                   \
 	X(int, fflush, (FILE *))                                                   \
 	X(int, rename, (const char *, const char *))                               \
 	X(int, renameat, (int, const char *, int, const char *))                   \

@@ -601,6 +601,21 @@ int ffio_private_give_up(void)
 
 /* ---- opening ----------------------------------------------------------- */
 
+/* f's writes to the kernel; then (drop_clean) the stack forgets its clean
+ * data and sizes (f->lock held). */
+static int write_back_forget(struct ffio_file *f, int drop_clean)
+{
+	int err = 0;
+	if (f->top) {
+		ffio_in_lib++;
+		err = ffio_layer_flush(f->top);
+		if (err == 0 && drop_clean)
+			err = ffio_layer_invalidate(f->top);
+		ffio_in_lib--;
+	}
+	return err;
+}
+
 static int lacks_access(const struct ffio_file *f, int flags)
 {
 	int acc = flags & O_ACCMODE, have = f->oflags & O_ACCMODE;
@@ -692,6 +707,10 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 			ffio_in_lib++;
 			ffio_file_set_error(f, ffio_layer_truncate(f->top, 0));
 			ffio_in_lib--;
+		} else {
+			/* Close to open: the new descriptor reads what other
+			 * processes wrote since the stack read the file. */
+			ffio_file_set_error(f, write_back_forget(f, 1));
 		}
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -766,13 +785,7 @@ int ffio_files_order(int drop_clean, const struct ffio_file *except)
 		if (f == except)
 			continue;
 		pthread_mutex_lock(&f->lock);
-		if (f->top) {
-			ffio_in_lib++;
-			err = ffio_layer_flush(f->top);
-			if (err == 0 && drop_clean)
-				err = ffio_layer_invalidate(f->top);
-			ffio_in_lib--;
-		}
+		err = write_back_forget(f, drop_clean);
 		ffio_file_set_error(f, err);
 		if (!first)
 			first = err;

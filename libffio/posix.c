@@ -170,22 +170,35 @@ FFIO_EXPORT int close(int fd)
 /* ---- calls on one descriptor: one table ------------------------------- */
 
 /* The calls whose managed form is one call on the description (or its
- * file): X(ret, name, params, args, fallback, managed, hit, tell).  Each
+ * file): X(ret, name, params, args, fallback, managed, hit, passage).  Each
  * row makes NAME, which takes the real call at once for a descriptor ffio
  * does not manage, and its out-of-line body NAME_slow.  fallback: the
  * statement run before the C library's functions are known; managed: an
  * internal call (0, a count or -errno) on o; hit: a statement that returns
  * the call's result when the hit path took it (ffio-internal.h), tried
- * first on a managed descriptor; tell: TELL(fd) for a write that may carry
- * a message to another process when the descriptor is not managed
- * (coherence.c).  The large-file names are aliases (below). */
+ * first on a managed descriptor; passage: how the real call is made on a
+ * descriptor ffio does not manage, NO_TELL (as it is), TELL for a write
+ * that may carry a message to another process, HEAR for a read that may
+ * bring one (coherence.c).  The large-file names are aliases (below). */
 #define SYSCALL(...) return result(syscall(__VA_ARGS__))
 #define NO_HIT (void)0
-#define NO_TELL (void)0
-#define TELL(fd)                           \
-	do {                               \
+#define NO_TELL(call) return call
+#define TELL_FD(fd)                           \
+	do {                                  \
 		if (ffio_unwritten_pending()) \
-			ffio_tell(fd);     \
+			ffio_tell(fd);        \
+	} while (0)
+#define TELL(call)            \
+	do {                  \
+		TELL_FD(fd);  \
+		return call;  \
+	} while (0)
+#define HEAR(call)                           \
+	do {                                 \
+		ssize_t r_ = call;           \
+		if (r_ >= 0 && ffio_any_open()) \
+			ffio_heard(fd);      \
+		return r_;                   \
 	} while (0)
 #define HIT(expr)                             \
 	do {                                  \
@@ -197,10 +210,10 @@ FFIO_EXPORT int close(int fd)
 #define FD_CALLS(X)                                                                                        \
 	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                                      \
 	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n)),                                  \
-	  HIT(ffio_ofd_read_hit_pos(o, buf, n)), NO_TELL)                                                  \
+	  HIT(ffio_ofd_read_hit_pos(o, buf, n)), HEAR)                                                  \
 	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                               \
 	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n)),                                \
-	  HIT(ffio_ofd_write_hit_pos(o, buf, n)), TELL(fd))                                                \
+	  HIT(ffio_ofd_write_hit_pos(o, buf, n)), TELL)                                                \
 	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),                     \
 	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), off),                    \
 	  HIT(off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0), NO_TELL)                                  \
@@ -208,9 +221,9 @@ FFIO_EXPORT int close(int fd)
 	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), off),                  \
 	  HIT(off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0), NO_TELL)                                 \
 	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,               \
-	  vec_read(o, iov, cnt, -1, 0), NO_HIT, NO_TELL)                                                   \
+	  vec_read(o, iov, cnt, -1, 0), NO_HIT, HEAR)                                                   \
 	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,              \
-	  vec_write(o, iov, cnt, -1, 0), NO_HIT, TELL(fd))                                                 \
+	  vec_write(o, iov, cnt, -1, 0), NO_HIT, TELL)                                                 \
 	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off),                          \
 	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0), NO_HIT, NO_TELL)  \
 	X(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),                         \
@@ -262,7 +275,7 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 #define WITH_O(...) (struct ffio_ofd *o, __VA_ARGS__)
 #define AND_O(...)  (o, __VA_ARGS__)
 #define REAL_READY(name) (__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && ffio_real.name)
-#define FD_WRAPPER(ret, name, params, args, fallback, call, hit, tell)                              \
+#define FD_WRAPPER(ret, name, params, args, fallback, call, hit, passage)                              \
 	static SLOW ret name##_slow params                                                     \
 	{                                                                                      \
 		NEED(name, fallback);                                                          \
@@ -287,9 +300,8 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 	{                                                                                      \
 		struct ffio_ofd *o = ffio_fd_get(fd);                                          \
 		if (likely(o == NULL)) {                                                       \
-			tell;                                                                  \
 			if (likely(REAL_READY(name)))                                          \
-				return ffio_real.name args;                                    \
+				passage(ffio_real.name args);                                  \
 			return name##_slow args;                                               \
 		}                                                                              \
 		return name##_managed AND_O args;                                              \
@@ -860,7 +872,7 @@ FFIO_EXPORT ssize_t copy_file_range(int fd_in, off_t *off_in, int fd_out, off_t 
 FFIO_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 {
 	NEED(sendfile, NOSYS);
-	TELL(out_fd);
+	TELL_FD(out_fd);
 	struct ffio_ofd *oin = managed(in_fd), *oout = managed(out_fd);
 	if (likely(oin == NULL && oout == NULL))
 		return ffio_real.sendfile(out_fd, in_fd, offset, count);
@@ -881,7 +893,7 @@ FFIO_EXPORT ssize_t splice(int fd_in, off_t *off_in, int fd_out, off_t *off_out,
 	       unsigned flags)
 {
 	NEED(splice, NOSYS);
-	TELL(fd_out);
+	TELL_FD(fd_out);
 	struct ffio_ofd *oin = managed(fd_in), *oout = managed(fd_out);
 	if (likely(oin == NULL && oout == NULL))
 		return ffio_real.splice(fd_in, off_in, fd_out, off_out, len, flags);

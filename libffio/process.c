@@ -166,7 +166,9 @@ FFIO_EXPORT int system(const char *command)
 {
 	NEED(system, return -1);
 	exec_prepare();
-	return ffio_real.system(command);
+	int status = ffio_real.system(command);
+	ffio_heard_any(); /* the command ended: what it wrote is there */
+	return status;
 }
 
 FFIO_EXPORT FILE *popen(const char *command, const char *type)

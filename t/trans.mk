@@ -2,6 +2,7 @@
 # everyday situations raw and preloaded (t/trans_cases.sh compares them);
 # t/trans_signal stresses a signal handler's writes against the caches.
 check_PROGRAMS += t/trans_cases
+t_trans_cases_SOURCES = t/trans_cases.c t/trans_cases_peers.c t/trans_cases.h
 t_trans_cases_LDADD = -lpthread
 TESTS += t/trans_cases.sh
 EXTRA_DIST += t/trans_cases.sh

@@ -1,0 +1,435 @@
+/* t/trans_cases_peers.c -- the cases of t/trans_cases in which another
+ * process reads or writes the file: a message from a child to its parent
+ * (the writer's side), shared memory guarded by a record lock, signal
+ * handlers as set, a file grown and cut behind the process, and what the
+ * process hears from another one (the reader's side). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trans_cases.h"
+
+extern char **environ;
+
+static sigjmp_buf jump_back;
+static void jump_out(int sig)
+{
+	siglongjmp(jump_back, sig);
+}
+
+/* Told by a child, a parent reads what the child wrote: the child writes
+ * x.dat (left open, its writes cached) and then tells the parent through
+ * a pipe, a socket, a signal or a stream it flushes (and through a pipe
+ * after it left a signal handler by siglongjmp), or by a name it makes,
+ * moves or removes.  The kernel shows a write to every process once it
+ * returns. */
+void case_messages(void)
+{
+	static const char *const how[] = {"write", "writev", "send", "sendmsg", "kill", "sigqueue", "fflush",
+					  "write after a siglongjmp out of a handler", "rename", "open O_CREAT",
+					  "mkdir", "unlink"};
+	char mark[4][sizeof path + 16]; /* rename's from and to, a file made, a directory */
+	for (int k = 0; k < 4; k++)
+		snprintf(mark[k], sizeof mark[k], "%s.mark%d", path, k);
+	enum { HOW = sizeof how / sizeof how[0] };
+	int up[2], down[2], sv[2];
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pipe(up) < 0 || pipe(down) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 ||
+	    sigprocmask(SIG_BLOCK, &usr1, NULL) < 0) {
+		printf("set-up: %s\n", strerror(errno));
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c = 'm', rec[8];
+		struct iovec iov = {&c, 1};
+		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+		FILE *stream = fdopen(dup(up[1]), "w");
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		close(open(mark[0], O_WRONLY | O_CREAT, 0644));
+		for (int i = 0; i < HOW; i++) {
+			snprintf(rec, sizeof rec, "rec %c|", 'a' + i);
+			if (pwrite(fd, rec, 6, 6 * i) != 6)
+				_exit(1);
+			switch (i) {
+			case 0: (void)!write(up[1], &c, 1); break;
+			case 1: (void)!writev(up[1], &iov, 1); break;
+			case 2: (void)!send(sv[0], &c, 1, 0); break;
+			case 3: (void)!sendmsg(sv[0], &msg, 0); break;
+			case 4: kill(getppid(), SIGUSR1); break;
+			case 5: sigqueue(getppid(), SIGUSR1, (union sigval){.sival_int = i}); break;
+			case 6: fputc(c, stream), fflush(stream); break;
+			case 7:
+				signal(SIGUSR2, jump_out);
+				if (sigsetjmp(jump_back, 1) == 0)
+					raise(SIGUSR2);
+				(void)!write(up[1], &c, 1);
+				break;
+			case 8: (void)!rename(mark[0], mark[1]); break;
+			case 9: close(open(mark[2], O_WRONLY | O_CREAT, 0644)); break;
+			case 10: (void)!mkdir(mark[3], 0755); break;
+			case 11: (void)!unlink(mark[2]); break;
+			}
+			if (read(down[0], &c, 1) != 1) /* the parent has read x.dat */
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (int i = 0; i < HOW; i++) {
+		char c;
+		if (i == 4 || i == 5)
+			sigwaitinfo(&usr1, NULL);
+		else if (i >= 8) /* the sign is a name: looked for until it shows */
+			while ((access(mark[i == 8 ? 1 : i == 10 ? 3 : 2], F_OK) == 0) == (i == 11))
+				sched_yield();
+		else if (read(i == 2 || i == 3 ? sv[1] : up[0], &c, 1) != 1)
+			printf("no message\n");
+		char buf[128];
+		int fd = open(path, O_RDONLY);
+		ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+		close(fd);
+		printf("after %s: %zd bytes [%.*s]\n", how[i], got, (int)(got > 0 ? got : 0), buf);
+		fflush(stdout);
+		(void)!write(down[1], "a", 1);
+	}
+	waitpid(pid, NULL, 0);
+	unlink(mark[1]);
+	rmdir(mark[3]);
+	exit(0);
+}
+
+/* Shared memory guarded by a record lock, as SQLite in WAL mode uses its
+ * -shm: holding a lock on an index file it maps shared, a process writes
+ * x.dat, then stores a count in the mapping; another process that reads
+ * the count (no call ffio sees) reads x.dat while the lock is still held.
+ * One index is locked before it is mapped (and matched by the specs),
+ * two others mapped first (and matched by none), then locked with fcntl
+ * and with lockf. */
+void case_shared_index(void)
+{
+	char name[3][sizeof path + 16];
+	volatile int *count[3];
+	int ix[3];
+	struct flock wr = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1};
+	snprintf(name[0], sizeof name[0], "%s.i.dat", path);
+	snprintf(name[1], sizeof name[1], "%s.idx", path);
+	snprintf(name[2], sizeof name[2], "%s.idy", path);
+	for (int k = 0; k < 3; k++) {
+		ix[k] = open(name[k], O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (ix[k] < 0 || ftruncate(ix[k], 4096) < 0)
+			exit(1);
+		if (k == 0)
+			printf("lock, then map: %d\n", fcntl(ix[k], F_SETLK, &wr));
+		count[k] = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ix[k], 0);
+		if (count[k] == MAP_FAILED)
+			exit(1);
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int round = 1; round <= 6; round++) {
+			volatile int *c = count[(round - 1) / 2];
+			while (__atomic_load_n(&c[0], __ATOMIC_ACQUIRE) < round)
+				sched_yield();
+			char buf[64];
+			int rd = open(path, O_RDONLY);
+			ssize_t got = rd < 0 ? -1 : pread(rd, buf, sizeof buf, 0);
+			close(rd);
+			printf("reader, count %d: %zd bytes [%.*s]\n", round, got, (int)(got > 0 ? got : 0), buf);
+			fflush(stdout);
+			__atomic_store_n(&c[1], round, __ATOMIC_RELEASE);
+		}
+		_exit(0);
+	}
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644); /* after fork, which passes files through */
+	for (int round = 1; round <= 6; round++) {
+		volatile int *c = count[(round - 1) / 2];
+		if (round == 3) {
+			munmap((void *)count[0], 4096);
+			printf("map, then lock: %d\n", fcntl(ix[1], F_SETLK, &wr));
+			fflush(stdout);
+		} else if (round == 5) {
+			munmap((void *)count[1], 4096);
+			printf("map, then lockf: %d\n", lockf(ix[2], F_TLOCK, 1));
+			fflush(stdout);
+		}
+		char rec[8];
+		snprintf(rec, sizeof rec, "frame%d|", round);
+		if (pwrite(fd, rec, 7, 7 * (round - 1)) != 7)
+			exit(1);
+		__atomic_store_n(&c[0], round, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&c[1], __ATOMIC_ACQUIRE) < round)
+			sched_yield();
+	}
+	waitpid(pid, NULL, 0);
+	for (int k = 0; k < 3; k++)
+		unlink(name[k]);
+	exit(0);
+}
+
+/* Signal handlers as the program set them: what sigaction and signal
+ * report, and what each handler is given, whoever stands between. */
+static volatile sig_atomic_t got_plain, got_info, info_value;
+static void on_plain(int sig)
+{
+	got_plain = sig;
+}
+static void on_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	got_info = sig;
+	info_value = si->si_value.sival_int;
+}
+
+static void show_action(const char *what, int sig)
+{
+	struct sigaction now;
+	if (sigaction(sig, NULL, &now) < 0) {
+		printf("%s: %s\n", what, strerror(errno));
+		return;
+	}
+	int info = (now.sa_flags & SA_SIGINFO) != 0;
+	const char *h = info ? (now.sa_sigaction == on_info ? "on_info" : "another")
+		      : now.sa_handler == SIG_DFL ? "default"
+		      : now.sa_handler == SIG_IGN ? "ignore"
+		      : now.sa_handler == on_plain ? "on_plain" : "another";
+	printf("%s: %s, flags%s%s%s%s, mask has SIGUSR2 %d\n", what, h, info ? " SIGINFO" : "",
+	       now.sa_flags & SA_RESTART ? " RESTART" : "", now.sa_flags & SA_RESETHAND ? " RESETHAND" : "",
+	       now.sa_flags & SA_NODEFER ? " NODEFER" : "", sigismember(&now.sa_mask, SIGUSR2));
+}
+
+void case_handlers(void)
+{
+	struct sigaction sa = {.sa_handler = on_plain, .sa_flags = SA_RESTART | SA_RESETHAND}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR2);
+	printf("sigaction plain: %d\n", sigaction(SIGUSR1, &sa, &old));
+	printf("old was default: %d\n", !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL);
+	show_action("SIGUSR1", SIGUSR1);
+	raise(SIGUSR1);
+	printf("plain handler got %d\n", (int)got_plain);
+	show_action("SIGUSR1 after one (RESETHAND)", SIGUSR1);
+	sa.sa_sigaction = on_info;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigaction(SIGUSR1, &sa, NULL);
+	struct sigaction plain = {.sa_handler = on_plain};
+	printf("sigaction replaces the info handler: %d\n", sigaction(SIGUSR1, &plain, &old));
+	printf("old was on_info with SIGINFO: %d\n", (old.sa_flags & SA_SIGINFO) && old.sa_sigaction == on_info);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigqueue(getpid(), SIGUSR1, (union sigval){.sival_int = 42});
+	printf("info handler got %d, value %d\n", (int)got_info, (int)info_value);
+	show_action("SIGUSR1 with SA_SIGINFO", SIGUSR1);
+	__sighandler_t was = signal(SIGUSR2, on_plain);
+	printf("signal: was default %d\n", was == SIG_DFL);
+	show_action("SIGUSR2 by signal", SIGUSR2);
+	was = signal(SIGUSR2, SIG_IGN);
+	printf("signal again: was on_plain %d\n", was == on_plain);
+	was = signal(SIGUSR1, SIG_DFL);
+	printf("signal over an info handler: was on_info %d\n", was == (__sighandler_t)(void (*)(void))on_info);
+	errno = 0;
+	int rc = sigaction(SIGKILL, &plain, NULL);
+	printf("sigaction(SIGKILL): %d %s\n", rc, strerror(errno));
+	show_action("SIGKILL", SIGKILL);
+	exit(0);
+}
+
+/* A file another process grows and cuts while this one holds it open and
+ * cached, as tail -f follows a log: fstat's size, reads at the old end,
+ * and reads after the cut are the kernel's.  The other process acts when
+ * told through a pipe, and says when it is done. */
+void case_grown_behind(void)
+{
+	int go[2], done[2];
+	if (pipe(go) < 0 || pipe(done) < 0)
+		exit(1);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		while (read(go[0], &c, 1) == 1) {
+			int fd = open(path, O_WRONLY | O_APPEND);
+			if (c == 'a')
+				put(fd, "appended by another|");
+			else
+				printf("cut: %d\n", ftruncate(fd, 4));
+			close(fd);
+			fflush(stdout);
+			(void)!write(done[1], &c, 1);
+		}
+		_exit(0);
+	}
+	char buf[128], c;
+	struct stat st;
+	close(go[0]);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	put(fd, "mine|");
+	ssize_t got = read(fd, buf, sizeof buf);
+	printf("read at my end: %zd\n", got);
+	for (int round = 0; round < 3; round++) {
+		char what = round == 2 ? 'c' : 'a';
+		(void)!write(go[1], &what, 1);
+		if (read(done[0], &c, 1) != 1)
+			exit(1);
+		got = fstat(fd, &st);
+		printf("fstat: %zd, size %lld\n", got, (long long)st.st_size);
+		got = read(fd, buf, sizeof buf);
+		printf("read on: %zd [%.*s]\n", got, (int)(got > 0 ? got : 0), buf);
+		got = pread(fd, buf, sizeof buf, 0);
+		printf("pread from 0: %zd [%.*s]\n", got, (int)(got > 0 ? got : 0), buf);
+		printf("end: %lld\n", (long long)lseek(fd, 0, SEEK_END));
+		fflush(stdout);
+	}
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	put(fd, "|mine again");
+	close(fd);
+	exit(0);
+}
+
+/* The reader's side: this process holds x.dat open and cached, another
+ * one changes a byte of it, then lets this one know (data through a pipe
+ * or a socket, a signal waited for, its exit waited for, or nothing ffio
+ * sees followed by a sleep, or by a second open of the file).  Each read
+ * after that shows the kernel's bytes.  A helper forked first changes the
+ * file when told; the waits for an exit run this program again
+ * (trans_cases poke PATH N: byte N becomes 'A' + N). */
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
+
+int poke(const char *file, int at)
+{
+	char c = (char)('A' + at);
+	int fd = open(file, O_WRONLY);
+	return fd < 0 || pwrite(fd, &c, 1, at) != 1 || close(fd) < 0 ? -1 : 0;
+}
+
+static ssize_t raw_read(int fd, void *buf, size_t n)
+{
+	return syscall(SYS_read, fd, buf, n);
+}
+
+void case_heard(void)
+{
+	static const char *const how[] = {
+		"read",	 "readv", "recv",     "recvfrom",	 "recvmsg",	 "recvmmsg",	 "sigwaitinfo",
+		"sigwait", "sigtimedwait", "sigsuspend", "nanosleep", "clock_nanosleep", "usleep", "sleep",
+		"waitpid", "wait4",	     "waitid",	 "wait",	  "system",	 "pclose",	 "a second open"};
+	enum { HOW = sizeof how / sizeof how[0], SPAWNED = 14, OPENED = 20 };
+	int go[2], up[2], sv[2];
+	sigset_t usr, none;
+	struct sigaction sa = {.sa_handler = on_usr2};
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	sigemptyset(&none);
+	if (pipe(go) < 0 || pipe(up) < 0 || socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0 ||
+	    sigprocmask(SIG_BLOCK, &usr, NULL) < 0 || sigaction(SIGUSR2, &sa, NULL) < 0) {
+		printf("set-up: %s\n", strerror(errno));
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t helper = fork();
+	if (helper == 0) {
+		unsigned char i;
+		char c = 'm';
+		close(go[1]);
+		while (raw_read(go[0], &i, 1) == 1) {
+			if (poke(path, i) < 0)
+				_exit(1);
+			if (i == 6 || i == 7 || i == 8)
+				kill(getppid(), SIGUSR1);
+			else if (i == 9)
+				kill(getppid(), SIGUSR2);
+			else if (i >= 2 && i <= 5)
+				(void)!send(sv[0], &c, 1, 0);
+			else
+				(void)!write(up[1], &c, 1);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	char self[4096], cmd[2 * 4096 + 64], buf[64], c, n_arg[8];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[len > 0 ? len : 0] = '\0';
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	put(fd, "abcdefghijklmnopqrstuvwxyz");
+	for (int i = 0; i < HOW; i++) {
+		ssize_t got = pread(fd, buf, sizeof buf, 0); /* held by the cache */
+		unsigned char k = (unsigned char)i;
+		struct iovec iov = {&c, 1};
+		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+		struct mmsghdr mm = {.msg_hdr = msg};
+		struct timespec tiny = {0, 1}, limit = {10, 0};
+		snprintf(n_arg, sizeof n_arg, "%d", i);
+		char *argv[] = {self, "poke", path, n_arg, NULL};
+		pid_t pid = 0;
+		if (i >= SPAWNED && i < SPAWNED + 4 && posix_spawn(&pid, self, NULL, NULL, argv, environ) != 0)
+			printf("posix_spawn failed\n");
+		else if (i < SPAWNED || i == OPENED)
+			(void)!write(go[1], &k, 1);
+		switch (i) {
+		case 0: got = read(up[0], &c, 1); break;
+		case 1: got = readv(up[0], &iov, 1); break;
+		case 2: got = recv(sv[1], &c, 1, 0); break;
+		case 3: got = recvfrom(sv[1], &c, 1, 0, NULL, NULL); break;
+		case 4: got = recvmsg(sv[1], &msg, 0); break;
+		case 5: got = recvmmsg(sv[1], &mm, 1, 0, NULL); break;
+		case 6: got = sigwaitinfo(&usr, NULL); break;
+		case 7: { int sig; got = sigwait(&usr, &sig) == 0 ? sig : -1; } break;
+		case 8: got = sigtimedwait(&usr, NULL, &limit); break;
+		case 9: got = sigsuspend(&none); break;
+		case 10: got = raw_read(up[0], &c, 1) + nanosleep(&tiny, NULL); break;
+		case 11: got = raw_read(up[0], &c, 1) + clock_nanosleep(CLOCK_MONOTONIC, 0, &tiny, NULL); break;
+		case 12: got = raw_read(up[0], &c, 1) + usleep(1); break;
+		case 13: got = raw_read(up[0], &c, 1) + (ssize_t)sleep(0); break;
+		case 14: got = waitpid(pid, NULL, 0) == pid; break;
+		case 15: got = wait4(pid, NULL, 0, NULL) == pid; break;
+		case 16: { siginfo_t si; got = waitid(P_PID, (id_t)pid, &si, WEXITED); } break;
+		case 17: got = wait(NULL) == pid; break;
+		case 18:
+			snprintf(cmd, sizeof cmd, "'%s' poke '%s' %d", self, path, i);
+			got = system(cmd);
+			break;
+		case 19: {
+			snprintf(cmd, sizeof cmd, "'%s' poke '%s' %d", self, path, i);
+			FILE *p = popen(cmd, "r");
+			got = p ? pclose(p) : -1;
+		} break;
+		case 20: {
+			got = raw_read(up[0], &c, 1);
+			int again = open(path, O_RDONLY);
+			ssize_t n = pread(again, buf, sizeof buf, 0);
+			printf("second descriptor: %zd [%.*s]\n", n, (int)(n > 0 ? n : 0), buf);
+			close(again);
+		} break;
+		}
+		ssize_t n = pread(fd, buf, sizeof buf, 0);
+		printf("after %s (%zd): %zd [%.*s]\n", how[i], got, n, (int)(n > 0 ? n : 0), buf);
+		fflush(stdout);
+	}
+	close(go[1]);
+	waitpid(helper, NULL, 0);
+	close(fd);
+	exit(0);
+}
