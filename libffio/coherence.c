@@ -46,8 +46,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -243,7 +243,7 @@ FFIO_EXPORT int fflush(FILE *stream)
 /* Every file writes back and forgets its clean data and sizes: what it
  * reads next comes from the kernel.  Errors are the files' own, deferred
  * to their next call; errno is kept. */
-static void acquire(void)
+void ffio_heard_any(void)
 {
 	if (!ffio_any_open() || !may_order())
 		return;
@@ -259,16 +259,12 @@ void ffio_heard(int fd)
 	int saved = errno, channel = is_channel(fd);
 	errno = saved;
 	if (channel)
-		acquire();
+		ffio_heard_any();
 }
 
-void ffio_heard_any(void)
-{
-	acquire();
-}
-
-/* X(ret, name, params, args, fallback, heard): the call, then acquire()
- * when heard (an expression of its result r_) says something came. */
+/* X(ret, name, params, args, fallback, heard): the call, then
+ * ffio_heard_any when heard (an expression of its result r_) says
+ * something came. */
 #define HEARD(X)                                                                                        \
 	X(ssize_t, recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags),                 \
 	  SYSCALL(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), r_ >= 0)                                \

@@ -818,10 +818,11 @@ static void gates(void)
 	const char *spec = "cache:64k:4:0";
 	if (!wb_open(spec))
 		return;
-	wcase(1, FULL, 8, 100, "");
-	struct ffio_ofd *o = ffio_fd_get(A);
+	/* Opened first: a second open drops the file's clean data. */
 	int fr = ffopen(pm, O_RDONLY, 0, spec), fw = ffopen(pm, O_WRONLY, 0, spec);
 	int fs = ffopen(pm, O_RDWR | O_DSYNC, 0, spec);
+	wcase(1, FULL, 8, 100, "");
+	struct ffio_ofd *o = ffio_fd_get(A);
 	static const char *const what[] = {"an O_RDONLY description", "an O_WRONLY description",
 					   "an O_DSYNC description",  "an O_APPEND description",
 					   "a file with a deferred error", "an end past LLONG_MAX"};
