@@ -22,7 +22,8 @@
  * through the inherited descriptors (the child compares too and reports
  * through a pipe); "spawn" runs cat(1) on both paths with the environment
  * inherited (ffio in it too), "peer" the same without LD_PRELOAD (a process
- * with no ffio); "thread" runs two threads doing pwrite+pread on distinct
+ * with no ffio), or one in two a shell without ffio that writes a few bytes
+ * into both files (its end seen, the next reads show them); "thread" runs two threads doing pwrite+pread on distinct
  * ranges; "hole" is lseek SEEK_DATA/SEEK_HOLE.  1 read or write in 25 has
  * a buffer the kernel refuses (t/bad_buf.h).
  *
@@ -596,12 +597,25 @@ static void op_stdio(void)
 
 /* Run argv with stdout and stderr into a pipe; the output in *out.  Returns
  * the exit status, 128+signal, or -1 with errno set (posix_spawnp's error). */
+/* Everything fd (-1: none) gives until its end, in a buffer grown as needed. */
+static unsigned char *read_all(int fd, size_t *len)
+{
+	unsigned char *b = NULL;
+	size_t cap = 0;
+	*len = 0;
+	for (ssize_t k = 1; fd >= 0 && k > 0; *len += k > 0 ? (size_t)k : 0) {
+		if (*len + 65536 > cap && !(b = realloc(b, cap = 2 * cap + 65536)))
+			abort();
+		k = read(fd, b + *len, cap - *len);
+	}
+	return b;
+}
+
 static int spawn_capture(char *const argv[], char **envp, unsigned char **out, size_t *len)
 {
 	posix_spawn_file_actions_t fa;
 	int p[2], st;
 	pid_t pid;
-	size_t cap = 0;
 	*out = NULL, *len = 0;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -611,12 +625,7 @@ static int spawn_capture(char *const argv[], char **envp, unsigned char **out, s
 	int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
-	for (ssize_t k = 1; !err && k > 0;) {
-		if (*len + 65536 > cap && !(*out = realloc(*out, cap = 2 * cap + 65536)))
-			abort();
-		k = read(p[0], *out + *len, cap - *len);
-		*len += k > 0 ? (size_t)k : 0;
-	}
+	*out = read_all(err ? -1 : p[0], len);
 	close(p[0]);
 	if (err)
 		return errno = err, -1;
@@ -625,35 +634,40 @@ static int spawn_capture(char *const argv[], char **envp, unsigned char **out, s
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* cat(1) with ffio or without (plain), or (plain, one in two) a process
+ * without ffio that writes a few bytes: seen once it has ended. */
 static void op_spawn(int plain)
 {
 	struct res r[2];
 	unsigned char *out[2];
-	tr("cat the path, %s", plain ? "without ffio (no LD_PRELOAD)" : "environment inherited");
+	char bytes[49] = "", at[24];
+	int poke = plain && rnd(2);
+	for (size_t j = 0, n = poke ? 1 + (size_t)rnd(48) : 0; j < n; j++)
+		bytes[j] = (char)('a' + rnd(26));
+	snprintf(at, sizeof at, "%lld", (long long)rnd(MAXF));
+	tr(poke ? "a process without ffio writes [%s] at %s" : "cat the path, %s",
+	   poke ? bytes : plain ? "without ffio (no LD_PRELOAD)" : "environment inherited", at);
 	for (int s = 0; s < 2; s++) {
-		char *argv[] = {"cat", path[s], NULL};
+		char *cat[] = {"cat", path[s], NULL}, *dd[] = {"sh", "-c",
+			"printf %s \"$1\" | dd of=\"$2\" bs=1 seek=\"$3\" conv=notrunc status=none",
+			"sh", bytes, path[s], at, NULL};
 		size_t len;
 		errno = 0;
-		r[s] = RES(spawn_capture(argv, plain ? env_plain : environ, &out[s], &len));
+		r[s] = RES(spawn_capture(poke ? dd : cat, plain ? env_plain : environ, &out[s], &len));
 		r[s].x = (long long)len, r[s].b = out[s], r[s].n = len;
 	}
-	int ok = same(r, "cat status, x=bytes");
+	int ok = same(r, "status, x=bytes out");
 	for (int s = 0; ok && s < 2 && !msg[0]; s++)
 		if (r[s].r == -1) /* the kernel alone runs it */
-			snprintf(msg, sizeof msg, "posix_spawnp(cat) for the %s failed: %s",
+			snprintf(msg, sizeof msg, "posix_spawnp for the %s failed: %s",
 				 s ? "twin" : "dat", ename(r[s].e));
 	for (int s = 0; !ok && s < 2; s++)
-		if (r[s].r > 0) { /* cat failed: its message ends the output */
-			size_t n = r[s].n < 160 ? r[s].n : 160;
-			char tail[161];
-			for (size_t j = 0; j < n; j++) {
-				unsigned char ch = out[s][r[s].n - n + j];
-				tail[j] = ch >= ' ' && ch < 127 ? (char)ch : '.';
-			}
-			tail[n] = 0;
-			size_t m = strlen(msg);
-			snprintf(msg + m, sizeof msg - m, "; %s's cat output ends \"%s\"",
-				 s ? "twin" : "dat", tail);
+		if (r[s].r > 0) { /* the command failed: its message ends the output */
+			size_t n = r[s].n < 160 ? r[s].n : 160, m = strlen(msg);
+			char tail[161] = "";
+			for (const unsigned char *c = out[s] + r[s].n - n; n > 0; n--, c++)
+				tail[strlen(tail)] = *c >= ' ' && *c < 127 ? (char)*c : '.';
+			snprintf(msg + m, sizeof msg - m, "; %s's output ends \"%s\"", s ? "twin" : "dat", tail);
 		}
 	free(out[0]), free(out[1]);
 }
@@ -761,11 +775,7 @@ static int pick(unsigned mask)
 	return k;
 }
 
-static void show(void)
-{
-	if (verbose)
-		fprintf(stderr, "# %s\n", cur());
-}
+static void show(void) { if (verbose) fprintf(stderr, "# %s\n", cur()); }
 
 /* A child through the inherited descriptors: a few steps of the kinds that
  * leave the descriptor table alone, compared there too; a difference comes
@@ -816,17 +826,8 @@ static void op_fork(void)
 
 static unsigned char *slurp(const char *p, size_t *len)
 {
-	unsigned char *b = NULL;
-	size_t cap = 0;
-	ssize_t k = 1;
 	int fd = open(p, O_RDONLY);
-	*len = 0;
-	while (fd >= 0 && k > 0) {
-		if (*len + 65536 > cap && !(b = realloc(b, cap = 2 * cap + 65536)))
-			abort();
-		k = read(fd, b + *len, cap - *len);
-		*len += k > 0 ? (size_t)k : 0;
-	}
+	unsigned char *b = read_all(fd, len);
 	if (fd >= 0)
 		close(fd);
 	return b;
@@ -946,8 +947,6 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	static const unsigned long long fixed[] = {1, 2, 3, 4, 5, 6, 7, 8,
-						   9, 10, 11, 12, 13, 14, 15, 16};
 	unsigned long long s0 = 1;
 	long nseeds = -1, steps = 300, secs = 0;
 	int c, given = 0, ne = 0;
@@ -985,8 +984,8 @@ int main(int argc, char **argv)
 	tap_diag("FF_IO_OPTS='%s' LD_PRELOAD=%s, %ld steps a seed, in %s", opts ? opts : "",
 		 pre && *pre ? pre : "(none)", steps, dir);
 	if (!given) {
-		for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
-			run_seed(fixed[i], steps);
+		for (unsigned long long sd = 1; sd <= 16; sd++) /* the fixed seeds */
+			run_seed(sd, steps);
 	} else {
 		double end = now() + (double)secs;
 		if (nseeds < 0)
