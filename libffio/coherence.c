@@ -91,14 +91,16 @@ static void release(void)
 }
 
 /* A descriptor through which data reaches another process or a person:
- * not a regular file, a directory or a block device, nor /dev/null. */
+ * not a regular file, a directory or a block device, nor one of the
+ * kernel's memory devices (/dev/null, /dev/zero, /dev/full, /dev/urandom,
+ * major 1) but /dev/kmsg. */
 static int is_channel(int fd)
 {
 	struct stat st;
 	if (ffio_real.fstat(fd, &st) < 0)
 		return 0;
 	if (S_ISCHR(st.st_mode))
-		return st.st_rdev != makedev(1, 3);
+		return major(st.st_rdev) != 1 || minor(st.st_rdev) == 11;
 	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 

@@ -20,4 +20,16 @@ static inline ssize_t kernel_pread(const char *path, void *buf, size_t n, off_t 
 	return r;
 }
 
+/* pwrite of n bytes at off into path, by the kernel alone, as another
+ * process without ffio would: the count or -1. */
+static inline ssize_t kernel_pwrite(const char *path, const void *buf, size_t n, off_t off)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = syscall(SYS_pwrite64, fd, buf, n, off);
+	syscall(SYS_close, fd);
+	return r;
+}
+
 #endif

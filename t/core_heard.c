@@ -1,0 +1,127 @@
+/* t/core_heard.c -- which calls are messages heard (libffio/coherence.c):
+ * after one, the file's clean cached data is dropped and the next read
+ * shows what another writer put there; after anything else the cache
+ * keeps serving what it read.  The other writer is the kernel alone (raw
+ * system calls between two reads), so each check is one call: a read of
+ * a pipe, a socket, the end of a sleep or of a wait, drop; a read of
+ * /dev/zero, /dev/urandom or a regular file, and a pipe read inside a
+ * signal handler, keep. */
+#include "config.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ffio.h"
+#include "kernel_view.h"
+#include "tap.h"
+
+extern char **environ;
+static char path[64], other[64];
+static int ff, p[2];
+static char round_byte = 'A';
+
+/* The kernel's bytes change to the next letter; what ffio reads then. */
+static char change_then(void (*hear)(void))
+{
+	char now[4], got[4] = "?";
+	round_byte++;
+	memset(now, round_byte, sizeof now);
+	if (kernel_pwrite(path, now, sizeof now, 0) != (ssize_t)sizeof now)
+		return '!';
+	hear();
+	if (ffpread(ff, got, sizeof got, 0) != (ssize_t)sizeof got)
+		return '?';
+	return got[0];
+}
+
+static void read_of(const char *dev)
+{
+	char c;
+	int fd = open(dev, O_RDONLY);
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		tap_diag("%s: no byte read", dev);
+	close(fd);
+}
+
+static void zero(void) { read_of("/dev/zero"); }
+static void urandom(void) { read_of("/dev/urandom"); }
+static void regular(void) { read_of(other); }
+
+static void pipe_read(void)
+{
+	char c = 'm';
+	if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
+		tap_diag("pipe: no byte");
+}
+
+static void socket_recv(void)
+{
+	int sv[2];
+	char c = 'm';
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || send(sv[0], &c, 1, 0) != 1 ||
+	    recv(sv[1], &c, 1, 0) != 1)
+		tap_diag("socket: no byte");
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void tiny_sleep(void)
+{
+	struct timespec t = {0, 1};
+	nanosleep(&t, NULL);
+}
+
+/* Spawned, not forked: a fork hands the file to the kernel by itself. */
+static void child_waited(void)
+{
+	char *argv[] = {"true", NULL};
+	pid_t pid;
+	if (posix_spawnp(&pid, "true", NULL, NULL, argv, environ) != 0 || waitpid(pid, NULL, 0) != pid)
+		tap_diag("posix_spawnp/waitpid failed");
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	pipe_read();
+}
+
+static void in_handler(void)
+{
+	raise(SIGUSR1);
+}
+
+int main(void)
+{
+	snprintf(path, sizeof path, "/tmp/ffio-core-heard-XXXXXX");
+	snprintf(other, sizeof other, "/tmp/ffio-core-heard-XXXXXX");
+	int tmp = mkstemp(path), tmp2 = mkstemp(other);
+	struct sigaction sa = {.sa_handler = on_usr1};
+	if (tmp < 0 || write(tmp, "AAAA", 4) != 4 || close(tmp) < 0 || tmp2 < 0 ||
+	    write(tmp2, "other", 5) != 5 || close(tmp2) < 0 || pipe(p) < 0 ||
+	    sigaction(SIGUSR1, &sa, NULL) < 0)
+		return 99;
+	tap_plan(10);
+	ff = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
+	char first[4] = "";
+	tap_ok(ff >= 0 && ffpread(ff, first, 4, 0) == 4 && first[0] == 'A', "AAAA read and cached");
+	/* Not messages: the cache keeps its bytes (each round's letter is new). */
+	tap_is(change_then(zero), 'A', "a read of /dev/zero keeps the cache");
+	tap_is(change_then(urandom), 'A', "a read of /dev/urandom keeps the cache");
+	tap_is(change_then(regular), 'A', "a read of a regular file keeps the cache");
+	tap_is(change_then(in_handler), 'A', "a pipe read inside a signal handler keeps the cache");
+	/* Messages: the next read is the kernel's. */
+	tap_is(change_then(pipe_read), 'F', "after a pipe read: the kernel's bytes");
+	tap_is(change_then(socket_recv), 'G', "after recv on a socket: the kernel's bytes");
+	tap_is(change_then(tiny_sleep), 'H', "after nanosleep: the kernel's bytes");
+	tap_is(change_then(child_waited), 'I', "after waitpid: the kernel's bytes");
+	tap_is(ffclose(ff), 0, "close");
+	unlink(path);
+	unlink(other);
+	return tap_done();
+}
