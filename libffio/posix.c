@@ -193,12 +193,12 @@ FFIO_EXPORT int close(int fd)
 		TELL_FD(fd);  \
 		return call;  \
 	} while (0)
-#define HEAR(call)                           \
-	do {                                 \
-		ssize_t r_ = call;           \
+#define HEAR(call)                              \
+	do {                                    \
+		ssize_t r_ = call;              \
 		if (r_ >= 0 && ffio_any_open()) \
-			ffio_heard(fd);      \
-		return r_;                   \
+			ffio_heard(fd);         \
+		return r_;                      \
 	} while (0)
 #define HIT(expr)                             \
 	do {                                  \
@@ -210,10 +210,10 @@ FFIO_EXPORT int close(int fd)
 #define FD_CALLS(X)                                                                                        \
 	X(ssize_t, read, (int fd, void *buf, size_t n), (fd, buf, n),                                      \
 	  SYSCALL(SYS_read, fd, buf, n), ffio_ofd_readv(o, IOV1(buf, n)),                                  \
-	  HIT(ffio_ofd_read_hit_pos(o, buf, n)), HEAR)                                                  \
+	  HIT(ffio_ofd_read_hit_pos(o, buf, n)), HEAR)                                                     \
 	X(ssize_t, write, (int fd, const void *buf, size_t n), (fd, buf, n),                               \
 	  SYSCALL(SYS_write, fd, buf, n), ffio_ofd_writev(o, IOV1(buf, n)),                                \
-	  HIT(ffio_ofd_write_hit_pos(o, buf, n)), TELL)                                                \
+	  HIT(ffio_ofd_write_hit_pos(o, buf, n)), TELL)                                                    \
 	X(ssize_t, pread, (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off),                     \
 	  SYSCALL(SYS_pread64, fd, buf, n, off), ffio_ofd_preadv(o, IOV1(buf, n), off),                    \
 	  HIT(off >= 0 ? ffio_ofd_read_hit(o, buf, n, off) : 0), NO_TELL)                                  \
@@ -221,9 +221,9 @@ FFIO_EXPORT int close(int fd)
 	  SYSCALL(SYS_pwrite64, fd, buf, n, off), ffio_ofd_pwritev(o, IOV1(buf, n), off),                  \
 	  HIT(off >= 0 ? ffio_ofd_write_hit(o, buf, n, off) : 0), NO_TELL)                                 \
 	X(ssize_t, readv, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,               \
-	  vec_read(o, iov, cnt, -1, 0), NO_HIT, HEAR)                                                   \
+	  vec_read(o, iov, cnt, -1, 0), NO_HIT, HEAR)                                                      \
 	X(ssize_t, writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt), NOSYS,              \
-	  vec_write(o, iov, cnt, -1, 0), NO_HIT, TELL)                                                 \
+	  vec_write(o, iov, cnt, -1, 0), NO_HIT, TELL)                                                     \
 	X(ssize_t, preadv, (int fd, const struct iovec *iov, int cnt, off_t off),                          \
 	  (fd, iov, cnt, off), NOSYS, off < 0 ? -EINVAL : vec_read(o, iov, cnt, off, 0), NO_HIT, NO_TELL)  \
 	X(ssize_t, pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),                         \
@@ -275,7 +275,7 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 #define WITH_O(...) (struct ffio_ofd *o, __VA_ARGS__)
 #define AND_O(...)  (o, __VA_ARGS__)
 #define REAL_READY(name) (__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY && ffio_real.name)
-#define FD_WRAPPER(ret, name, params, args, fallback, call, hit, passage)                              \
+#define FD_WRAPPER(ret, name, params, args, fallback, call, hit, passage)                      \
 	static SLOW ret name##_slow params                                                     \
 	{                                                                                      \
 		NEED(name, fallback);                                                          \
