@@ -1,5 +1,6 @@
 /* t/kernel_view.h -- the file as the kernel has it, for tests that check
- * what reached the file system from inside a process using ffio: raw
+ * what reached the file system from inside a process using ffio, or
+ * change it as another process would: raw
  * system calls, which no interposition sees (an open() of a file ffio has
  * open would join its cache, as it must). */
 #ifndef FFIO_KERNEL_VIEW_H
@@ -9,27 +10,27 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* pread of path's bytes [off, off + n) from the kernel: the count or -1. */
-static inline ssize_t kernel_pread(const char *path, void *buf, size_t n, off_t off)
+/* One pread64 or pwrite64 (sysno) of path's bytes [off, off + n), by
+ * the kernel alone: the count or -1. */
+static inline ssize_t kernel_at(const char *path, int flags, long sysno, void *buf, size_t n, off_t off)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t r = syscall(SYS_pread64, fd, buf, n, off);
+	ssize_t r = syscall(sysno, fd, buf, n, off);
 	syscall(SYS_close, fd);
 	return r;
 }
 
-/* pwrite of n bytes at off into path, by the kernel alone, as another
- * process without ffio would: the count or -1. */
+static inline ssize_t kernel_pread(const char *path, void *buf, size_t n, off_t off)
+{
+	return kernel_at(path, O_RDONLY, SYS_pread64, buf, n, off);
+}
+
+/* As another process without ffio would write. */
 static inline ssize_t kernel_pwrite(const char *path, const void *buf, size_t n, off_t off)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = syscall(SYS_pwrite64, fd, buf, n, off);
-	syscall(SYS_close, fd);
-	return r;
+	return kernel_at(path, O_WRONLY, SYS_pwrite64, (void *)buf, n, off);
 }
 
 #endif
