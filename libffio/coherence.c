@@ -20,7 +20,8 @@
  *    what other processes wrote up to that moment, while a cache keeps
  *    serving the bytes it read before.  After the process hears from
  *    another one (data read from a pipe, a socket, a FIFO or a terminal,
- *    a child waited for, a signal waited for, a sleep ended), every file
+ *    a child waited for, a signal waited for, a sleep of 1 ms or more
+ *    ended, or a shorter one a millisecond after the last), every file
  *    writes back and drops its clean data, as after taking a lock
  *    (posix.c), so that its next reads see what the other process wrote
  *    before it spoke.  A second open of a file drops its clean data too
@@ -242,6 +243,8 @@ FFIO_EXPORT int fflush(FILE *stream)
 
 /* ---- messages heard ------------------------------------------------------ */
 
+static uint64_t heard_ns; /* when the process last heard something */
+
 /* Every file writes back and forgets its clean data and sizes: what it
  * reads next comes from the kernel.  Errors are the files' own, deferred
  * to their next call; errno is kept. */
@@ -250,8 +253,31 @@ void ffio_heard_any(void)
 	if (!ffio_any_open() || !may_order())
 		return;
 	int saved = errno;
+	__atomic_store_n(&heard_ns, ffio_now_ns(), __ATOMIC_RELAXED);
 	(void)IN_LIB(ffio_files_order(1, NULL));
 	errno = saved;
+}
+
+/* The end of a sleep of asked_ns: heard when it asked for 1 ms or more,
+ * or when the process heard nothing in the last millisecond.  A program
+ * that polls a file between sleeps sees it change (within a millisecond
+ * of its sleeps); one that sleeps a few microseconds between polls of
+ * something else (an MPI request) drops its caches once a millisecond,
+ * not at every lap. */
+#define SLEEP_HEARD_NS 1000000u
+static void slept(uint64_t asked_ns)
+{
+	if (!ffio_any_open())
+		return;
+	if (asked_ns >= SLEEP_HEARD_NS ||
+	    ffio_now_ns() - __atomic_load_n(&heard_ns, __ATOMIC_RELAXED) >= SLEEP_HEARD_NS)
+		ffio_heard_any();
+}
+
+static uint64_t ns_of(const struct timespec *t)
+{
+	return t && t->tv_sec >= 0 && t->tv_nsec >= 0 ? (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec
+						      : 0;
 }
 
 void ffio_heard(int fd)
@@ -288,8 +314,6 @@ void ffio_heard(int fd)
 	  (set, info, limit), NOSYS, r_ > 0)                                                            \
 	X(int, sigsuspend, (const sigset_t *mask), (mask), NOSYS, 1)                                    \
 	X(int, pause, (void), (), NOSYS, 1)                                                             \
-	X(int, nanosleep, (const struct timespec *t, struct timespec *rest), (t, rest),                 \
-	  SYSCALL(SYS_nanosleep, t, rest), 1)                                                           \
 	X(int, pclose, (FILE *stream), (stream), NOSYS, 1)
 #define SYSCALL(...) return result(syscall(__VA_ARGS__))
 #define HEARD_CALL(ret, name, params, args, fallback, heard) \
@@ -303,7 +327,7 @@ void ffio_heard(int fd)
 	}
 HEARD(HEARD_CALL)
 
-/* These return an error number, or what is left to sleep. */
+/* It returns an error number. */
 FFIO_EXPORT int sigwait(const sigset_t *set, int *sig)
 {
 	NEED(sigwait, return ENOSYS);
@@ -313,11 +337,20 @@ FFIO_EXPORT int sigwait(const sigset_t *set, int *sig)
 	return err;
 }
 
+FFIO_EXPORT int nanosleep(const struct timespec *t, struct timespec *rest)
+{
+	NEED(nanosleep, return (int)result(syscall(SYS_nanosleep, t, rest)));
+	int rc = ffio_real.nanosleep(t, rest);
+	slept(ns_of(t));
+	return rc;
+}
+
+/* An absolute deadline counts as a long sleep. */
 FFIO_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *t, struct timespec *rest)
 {
 	NEED(clock_nanosleep, return ENOSYS);
 	int err = ffio_real.clock_nanosleep(clock, flags, t, rest);
-	ffio_heard_any();
+	slept(flags & TIMER_ABSTIME ? SLEEP_HEARD_NS : ns_of(t));
 	return err;
 }
 
@@ -326,7 +359,7 @@ FFIO_EXPORT unsigned sleep(unsigned seconds)
 	struct timespec t = {(time_t)seconds, 0};
 	NEED(sleep, return syscall(SYS_nanosleep, &t, &t) == 0 ? 0 : (unsigned)t.tv_sec);
 	unsigned rest = ffio_real.sleep(seconds);
-	ffio_heard_any();
+	slept(ns_of(&t));
 	return rest;
 }
 
@@ -335,7 +368,7 @@ FFIO_EXPORT int usleep(useconds_t us)
 	struct timespec t = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
 	NEED(usleep, return (int)result(syscall(SYS_nanosleep, &t, NULL)));
 	int rc = ffio_real.usleep(us);
-	ffio_heard_any();
+	slept(ns_of(&t));
 	return rc;
 }
 

@@ -3,7 +3,8 @@
  * shows what another writer put there; after anything else the cache
  * keeps serving what it read.  The other writer is the kernel alone (raw
  * system calls between two reads), so each check is one call: a read of
- * a pipe, a socket, the end of a sleep or of a wait, drop; a read of
+ * a pipe, a socket, the end of a sleep (of 1 ms, or shorter a millisecond
+ * after the last) or of a wait, drop; a read of
  * /dev/zero, /dev/urandom or a regular file, and a pipe read inside a
  * signal handler, keep. */
 #include "config.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,10 +72,19 @@ static void socket_recv(void)
 	close(sv[1]);
 }
 
-static void tiny_sleep(void)
+static void ms_sleep(void)
 {
-	struct timespec t = {0, 1};
+	struct timespec t = {0, 1000000};
 	nanosleep(&t, NULL);
+}
+
+/* A short sleep counts once the process heard nothing for a millisecond:
+ * 2 ms pass first, slept with a raw system call ffio does not see. */
+static void late_short_sleep(void)
+{
+	struct timespec t = {0, 2000000}, us = {0, 1000};
+	syscall(SYS_nanosleep, &t, NULL);
+	nanosleep(&us, NULL);
 }
 
 /* Spawned, not forked: a fork hands the file to the kernel by itself. */
@@ -106,7 +117,7 @@ int main(void)
 	    write(tmp2, "other", 5) != 5 || close(tmp2) < 0 || pipe(p) < 0 ||
 	    sigaction(SIGUSR1, &sa, NULL) < 0)
 		return 99;
-	tap_plan(10);
+	tap_plan(11);
 	ff = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
 	char first[4] = "";
 	tap_ok(ff >= 0 && ffpread(ff, first, 4, 0) == 4 && first[0] == 'A', "AAAA read and cached");
@@ -118,8 +129,9 @@ int main(void)
 	/* Messages: the next read is the kernel's. */
 	tap_is(change_then(pipe_read), 'F', "after a pipe read: the kernel's bytes");
 	tap_is(change_then(socket_recv), 'G', "after recv on a socket: the kernel's bytes");
-	tap_is(change_then(tiny_sleep), 'H', "after nanosleep: the kernel's bytes");
-	tap_is(change_then(child_waited), 'I', "after waitpid: the kernel's bytes");
+	tap_is(change_then(ms_sleep), 'H', "after a 1 ms nanosleep: the kernel's bytes");
+	tap_is(change_then(late_short_sleep), 'I', "after a 1 us nanosleep, 2 ms after the last: the kernel's bytes");
+	tap_is(change_then(child_waited), 'J', "after waitpid: the kernel's bytes");
 	tap_is(ffclose(ff), 0, "close");
 	unlink(path);
 	unlink(other);

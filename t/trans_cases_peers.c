@@ -308,7 +308,8 @@ void case_grown_behind(void)
 /* The reader's side: this process holds x.dat open and cached, another
  * one changes a byte of it, then lets this one know (data through a pipe
  * or a socket, a signal waited for, its exit waited for, or nothing ffio
- * sees followed by a sleep, or by a second open of the file).  Each read
+ * sees followed by a sleep of a millisecond or more, or by a second open
+ * of the file).  Each read
  * after that shows the kernel's bytes.  A helper forked first changes the
  * file when told; the waits for an exit run this program again
  * (trans_cases poke PATH N: byte N becomes 'A' + N). */
@@ -380,7 +381,7 @@ void case_heard(void)
 		struct iovec iov = {&c, 1};
 		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 		struct mmsghdr mm = {.msg_hdr = msg};
-		struct timespec tiny = {0, 1}, limit = {10, 0};
+		struct timespec ms = {0, 1000000}, limit = {10, 0};
 		snprintf(n_arg, sizeof n_arg, "%d", i);
 		char *argv[] = {self, "poke", path, n_arg, NULL};
 		pid_t pid = 0;
@@ -399,10 +400,10 @@ void case_heard(void)
 		case 7: { int sig; got = sigwait(&usr, &sig) == 0 ? sig : -1; } break;
 		case 8: got = sigtimedwait(&usr, NULL, &limit); break;
 		case 9: got = sigsuspend(&none); break;
-		case 10: got = raw_read(up[0], &c, 1) + nanosleep(&tiny, NULL); break;
-		case 11: got = raw_read(up[0], &c, 1) + clock_nanosleep(CLOCK_MONOTONIC, 0, &tiny, NULL); break;
-		case 12: got = raw_read(up[0], &c, 1) + usleep(1); break;
-		case 13: got = raw_read(up[0], &c, 1) + (ssize_t)sleep(0); break;
+		case 10: got = raw_read(up[0], &c, 1) + nanosleep(&ms, NULL); break;
+		case 11: got = raw_read(up[0], &c, 1) + clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL); break;
+		case 12: got = raw_read(up[0], &c, 1) + usleep(1000); break;
+		case 13: got = raw_read(up[0], &c, 1) + (ssize_t)sleep(1); break;
 		case 14: got = waitpid(pid, NULL, 0) == pid; break;
 		case 15: got = wait4(pid, NULL, 0, NULL) == pid; break;
 		case 16: { siginfo_t si; got = waitid(P_PID, (id_t)pid, &si, WEXITED); } break;
