@@ -99,7 +99,7 @@ static int is_channel(int fd)
 {
 	struct stat st;
 	if (ffio_real.fstat(fd, &st) < 0)
-		return 0;
+		return -1;
 	if (S_ISCHR(st.st_mode))
 		return major(st.st_rdev) != 1 || minor(st.st_rdev) == 11;
 	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
@@ -110,7 +110,7 @@ void ffio_tell(int fd)
 	if (!may_order())
 		return;
 	int saved = errno;
-	if (fd == -1 || is_channel(fd))
+	if (fd == -1 || is_channel(fd) > 0)
 		release();
 	errno = saved;
 }
@@ -280,14 +280,43 @@ static uint64_t ns_of(const struct timespec *t)
 						      : 0;
 }
 
+/* Descriptors whose reads were found to bring no message (a regular file,
+ * a memory device): asked once, until the number is closed or made again.
+ * Each entry counts the forgets (ffio_fd_forget) in its upper bits; its
+ * low bit, "not a channel", is set only if no forget came between the
+ * fstat and the setting. */
+#define VERDICTS 4096
+static uint32_t verdict[VERDICTS];
+
+void ffio_fd_forget(int fd)
+{
+	if ((unsigned)fd >= VERDICTS)
+		return;
+	uint32_t v = __atomic_load_n(&verdict[fd], __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&verdict[fd], &v, (v | 1) + 1, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+void ffio_fd_forget_range(unsigned lo, unsigned hi)
+{
+	for (unsigned fd = lo; fd <= hi && fd < VERDICTS; fd++)
+		ffio_fd_forget((int)fd);
+}
+
 void ffio_heard(int fd)
 {
 	if (!ffio_any_open() || !may_order())
 		return;
+	uint32_t v = (unsigned)fd < VERDICTS ? __atomic_load_n(&verdict[fd], __ATOMIC_ACQUIRE) : 0;
+	if (v & 1)
+		return;
 	int saved = errno, channel = is_channel(fd);
 	errno = saved;
-	if (channel)
+	if (channel > 0)
 		ffio_heard_any();
+	else if (channel == 0 && (unsigned)fd < VERDICTS)
+		(void)__atomic_compare_exchange_n(&verdict[fd], &v, v | 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 /* X(ret, name, params, args, fallback, heard): the call, then
@@ -313,8 +342,8 @@ void ffio_heard(int fd)
 	X(int, sigtimedwait, (const sigset_t *set, siginfo_t *info, const struct timespec *limit),      \
 	  (set, info, limit), NOSYS, r_ > 0)                                                            \
 	X(int, sigsuspend, (const sigset_t *mask), (mask), NOSYS, 1)                                    \
-	X(int, pause, (void), (), NOSYS, 1)                                                             \
-	X(int, pclose, (FILE *stream), (stream), NOSYS, 1)
+	X(int, pause, (void), (), NOSYS, 1)
+
 #define SYSCALL(...) return result(syscall(__VA_ARGS__))
 #define HEARD_CALL(ret, name, params, args, fallback, heard) \
 	FFIO_EXPORT ret name params                          \
@@ -326,6 +355,17 @@ void ffio_heard(int fd)
 		return r_;                                   \
 	}
 HEARD(HEARD_CALL)
+
+/* pclose closes the stream's descriptor inside the C library. */
+FFIO_EXPORT int pclose(FILE *stream)
+{
+	NEED(pclose, NOSYS);
+	if (stream != NULL)
+		ffio_fd_forget(fileno(stream));
+	int status = ffio_real.pclose(stream);
+	ffio_heard_any();
+	return status;
+}
 
 /* It returns an error number. */
 FFIO_EXPORT int sigwait(const sigset_t *set, int *sig)

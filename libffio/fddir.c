@@ -115,6 +115,7 @@ FFIO_EXPORT DIR *fdopendir(int fd)
 FFIO_EXPORT int closedir(DIR *d)
 {
 	NEED(closedir, NOSYS);
+	ffio_fd_forget(dirfd(d));
 	if (__atomic_load_n(&nlists, __ATOMIC_RELAXED) > 0)
 		(void)followed(d, 1);
 	return ffio_real.closedir(d);

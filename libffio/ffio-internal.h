@@ -557,6 +557,11 @@ static inline void ffio_tell_any(void)
 void ffio_heard(int fd);
 /* The same whatever the descriptor (a child waited for, a sleep ended). */
 void ffio_heard_any(void);
+/* fd (fds lo to hi) closed or made anew: what ffio_heard learnt of it is
+ * forgotten.  Called before every close ffio sees, the C library's own
+ * included (fclose, freopen, pclose, closedir). */
+void ffio_fd_forget(int fd);
+void ffio_fd_forget_range(unsigned lo, unsigned hi);
 /* The number of shared, writable mappings of files the process locked
  * (record locks): while it is not 0, every write goes through. */
 extern int ffio_write_through_shared;

@@ -728,6 +728,7 @@ int ffio_open(struct ffio_entry *e, int dirfd, const char *path, int flags, mode
 		;
 	if (fd < 0)
 		return -errno;
+	ffio_fd_forget(fd);
 	if (e || files)
 		manage(e, fd, dirfd, path, flags, any_type);
 	else if (ffio_fd_get(fd))

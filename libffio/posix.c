@@ -153,6 +153,7 @@ FFIO_EXPORT int __openat_2(int dirfd, const char *path, int flags)
  * its parent: it only closes. */
 static SLOW int close_slow(int fd)
 {
+	ffio_fd_forget(fd);
 	NEED(close, return (int)result(syscall(SYS_close, fd)));
 	if (likely(ffio_fd_get(fd) == NULL) || ffio_in_lib || ffio_in_vfork_child())
 		return ffio_real.close(fd);
@@ -162,8 +163,10 @@ static SLOW int close_slow(int fd)
 FFIO_EXPORT int close(int fd)
 {
 	if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY &&
-		   ffio_real.close && !ffio_fd_get(fd)))
+		   ffio_real.close && !ffio_fd_get(fd))) {
+		ffio_fd_forget(fd);
 		return ffio_real.close(fd);
+	}
 	return close_slow(fd);
 }
 
@@ -764,6 +767,7 @@ static int dup_onto(int oldfd, int newfd, int flags, int three)
 
 FFIO_EXPORT int dup2(int oldfd, int newfd)
 {
+	ffio_fd_forget(newfd);
 	NEED(dup2, return (int)result(syscall(SYS_dup2, oldfd, newfd)));
 	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
 		return ffio_real.dup2(oldfd, newfd);
@@ -772,6 +776,7 @@ FFIO_EXPORT int dup2(int oldfd, int newfd)
 
 FFIO_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
+	ffio_fd_forget(newfd);
 	NEED(dup3, return (int)result(syscall(SYS_dup3, oldfd, newfd, flags)));
 	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
 		return ffio_real.dup3(oldfd, newfd, flags);

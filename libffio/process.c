@@ -244,6 +244,8 @@ static int close_between(unsigned lo, unsigned hi)
 
 FFIO_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		ffio_fd_forget_range(first, last);
 	NEED(close_range, return (int)result(syscall(SYS_close_range, first, last, flags)));
 	if (first > last || (flags & CLOSE_RANGE_CLOEXEC) || ffio_in_lib)
 		return ffio_real.close_range(first, last, flags);
@@ -254,6 +256,7 @@ FFIO_EXPORT int close_range(unsigned first, unsigned last, int flags)
 
 FFIO_EXPORT void closefrom(int lowfd)
 {
+	ffio_fd_forget_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
 	NEED(close_range, {
 		syscall(SYS_close_range, lowfd, ~0U, 0);
 		return;
@@ -347,6 +350,7 @@ FFIO_EXPORT int fclose(FILE *stream)
 	if (ffio_in_lib || stream == NULL)
 		return ffio_real.fclose(stream);
 	int fd = fileno(stream);
+	ffio_fd_forget(fd);
 	/* Most streams are neither tracked nor on a descriptor in the table:
 	 * they cost no more than the C library's fclose. */
 	int ours = __atomic_load_n(&streams, __ATOMIC_RELAXED) != NULL ||
@@ -380,6 +384,7 @@ FFIO_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 		return NULL;
 	});
 	int old = ffio_in_lib || stream == NULL ? -1 : fileno(stream);
+	ffio_fd_forget(old);
 	FILE *s = ffio_real.freopen(path, mode, stream);
 	if (!ffio_in_lib && stream != NULL)
 		stream_untrack(stream);
@@ -427,6 +432,7 @@ FFIO_EXPORT int sync_file_range(int fd, off_t off, off_t n, unsigned flags)
  * raw system call) must not be taken for the old file. */
 static int fresh(int fd)
 {
+	ffio_fd_forget(fd);
 	if (fd >= 0 && unlikely(ffio_fd_get(fd) != NULL) && !ffio_in_lib && !ffio_in_vfork_child())
 		IN_LIB((ffio_fd_fresh(fd), 0));
 	return fd;

@@ -6,7 +6,8 @@
  * a pipe, a socket, the end of a sleep (of 1 ms, or shorter a millisecond
  * after the last) or of a wait, drop; a read of
  * /dev/zero, /dev/urandom or a regular file, and a pipe read inside a
- * signal handler, keep. */
+ * signal handler, keep; what ffio learnt of a descriptor number (not a
+ * channel) ends when the number is closed (close, fclose, dup2 onto it). */
 #include "config.h"
 #include <fcntl.h>
 #include <signal.h>
@@ -87,6 +88,41 @@ static void late_short_sleep(void)
 	nanosleep(&us, NULL);
 }
 
+/* A number found to be a regular file, then closed (closer) and made a
+ * pipe: its reads are heard again.  Each read of the regular file first
+ * keeps what ffio learnt of the number. */
+static int q[2];
+static int regular_then_pipe(void (*closer)(int fd))
+{
+	char c = 'm';
+	int fd = open(other, O_RDONLY);
+	if (fd < 0 || read(fd, &c, 1) != 1 || read(fd, &c, 1) != 1)
+		return -1;
+	closer(fd);
+	if (pipe(q) < 0)
+		return -1;
+	if (q[0] != fd && dup2(q[0], fd) != fd) /* the number again */
+		return -1;
+	return fd;
+}
+
+static void plain_close(int fd) { close(fd); }
+static void stream_close(int fd) { fclose(fdopen(fd, "r")); }
+static void no_close(int fd) { (void)fd; /* dup2 replaces it */ }
+
+static void (*closer)(int);
+static void reused_number(void)
+{
+	char c = 'm';
+	int fd = regular_then_pipe(closer);
+	if (fd < 0 || write(q[1], &c, 1) != 1 || read(fd, &c, 1) != 1)
+		tap_diag("the reused number: no byte");
+	if (fd != q[0])
+		close(fd);
+	close(q[0]);
+	close(q[1]);
+}
+
 /* Spawned, not forked: a fork hands the file to the kernel by itself. */
 static void child_waited(void)
 {
@@ -117,7 +153,7 @@ int main(void)
 	    write(tmp2, "other", 5) != 5 || close(tmp2) < 0 || pipe(p) < 0 ||
 	    sigaction(SIGUSR1, &sa, NULL) < 0)
 		return 99;
-	tap_plan(11);
+	tap_plan(14);
 	ff = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
 	char first[4] = "";
 	tap_ok(ff >= 0 && ffpread(ff, first, 4, 0) == 4 && first[0] == 'A', "AAAA read and cached");
@@ -132,6 +168,13 @@ int main(void)
 	tap_is(change_then(ms_sleep), 'H', "after a 1 ms nanosleep: the kernel's bytes");
 	tap_is(change_then(late_short_sleep), 'I', "after a 1 us nanosleep, 2 ms after the last: the kernel's bytes");
 	tap_is(change_then(child_waited), 'J', "after waitpid: the kernel's bytes");
+	/* What ffio learnt of a number ends with it. */
+	closer = plain_close;
+	tap_is(change_then(reused_number), 'K', "a regular file's number closed, then a pipe's: heard");
+	closer = stream_close;
+	tap_is(change_then(reused_number), 'L', "the same closed by fclose: heard");
+	closer = no_close;
+	tap_is(change_then(reused_number), 'M', "the same replaced by dup2: heard");
 	tap_is(ffclose(ff), 0, "close");
 	unlink(path);
 	unlink(other);
