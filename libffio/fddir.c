@@ -24,12 +24,6 @@
 #include "ffio-internal.h"
 #include "interpose.h"
 
-#define NOSYS_NULL             \
-	do {                   \
-		errno = ENOSYS; \
-		return NULL;    \
-	} while (0)
-
 #define LISTS_MAX 16
 static DIR *lists[LISTS_MAX]; /* open listings of this process's descriptors */
 static int nlists;

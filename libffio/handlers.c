@@ -143,15 +143,8 @@ FFIO_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 		ffio_real.name(env, val);                             \
 		__builtin_unreachable();                              \
 	}
+void __longjmp_chk(struct __jmp_buf_tag env[1], int val); /* _FORTIFY_SOURCE's, undeclared */
 JUMP(siglongjmp)
 JUMP(longjmp)
 JUMP(_longjmp)
-
-void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
-FFIO_EXPORT void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
-{
-	ffio_in_handler = 0;
-	ffio_real_init();
-	ffio_real.__longjmp_chk(env, val);
-	__builtin_unreachable();
-}
+JUMP(__longjmp_chk)

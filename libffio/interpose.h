@@ -29,6 +29,11 @@
 		errno = ENOSYS;      \
 		return -1;           \
 	} while (0)
+#define NOSYS_NULL                   \
+	do {                         \
+		errno = ENOSYS;      \
+		return NULL;         \
+	} while (0)
 
 /* Convert an internal result (-errno) at the POSIX boundary. */
 static inline ssize_t result(ssize_t r)

@@ -333,10 +333,7 @@ static FILE *stdio_fresh(FILE *s)
  * may still use the descriptor); its file passes through. */
 FFIO_EXPORT FILE *fdopen(int fd, const char *mode)
 {
-	NEED(fdopen, {
-		errno = ENOSYS;
-		return NULL;
-	});
+	NEED(fdopen, NOSYS_NULL);
 	FILE *s = ffio_real.fdopen(fd, mode);
 	stream_track(s);
 	return s;
@@ -368,10 +365,7 @@ FFIO_EXPORT int fclose(FILE *stream)
 
 FFIO_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	NEED(fopen, {
-		errno = ENOSYS;
-		return NULL;
-	});
+	NEED(fopen, NOSYS_NULL);
 	if (mode != NULL && (mode[0] == 'w' || mode[0] == 'a')) /* a name made, maybe */
 		ffio_tell_any();
 	return stdio_fresh(FFIO_FD_ROOM(ffio_real.fopen(path, mode), r_ == NULL));
@@ -379,10 +373,7 @@ FFIO_EXPORT FILE *fopen(const char *path, const char *mode)
 
 FFIO_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 {
-	NEED(freopen, {
-		errno = ENOSYS;
-		return NULL;
-	});
+	NEED(freopen, NOSYS_NULL);
 	int old = ffio_in_lib || stream == NULL ? -1 : fileno(stream);
 	ffio_fd_forget(old);
 	FILE *s = ffio_real.freopen(path, mode, stream);
