@@ -4,9 +4,10 @@
  * matching), alternately, several times; prints the medians and the
  * overhead in percent.  Then the same with lseek + read while another
  * file, which the entry matches, is open (a read of a descriptor ffio does
- * not manage may be a message heard: libffio/coherence.c).  The plain run is the ceiling here: a file no entry
- * matches should cost exactly the system call, so the preloaded run is
- * also given as a fraction of it (plain time / preloaded time).
+ * not manage may be a message heard: libffio/coherence.c).  The plain run
+ * is the ceiling here: a file no entry matches should cost exactly the
+ * system call, so the preloaded run is also given as a fraction of it
+ * (plain time / preloaded time).
  *
  *   bench/overhead [-n PREADS] [-r RUNS] [-s SIZE] [-l LIBFFIO.so]
  *
@@ -79,7 +80,8 @@ static double run_child(const char *self, const char *path, long n, size_t size,
 		close(p[1]);
 		if (preload) {
 			setenv("LD_PRELOAD", preload, 1);
-			setenv("FF_IO_OPTS", seek ? "*.nomatch(cache:1m:4:1, sys)" : "*.nomatch(event.summary, cache:1m:4:1, sys)", 1);
+			setenv("FF_IO_OPTS", seek ? "*.nomatch(cache:1m:4:1, sys)" /* opened: no summary */
+						  : "*.nomatch(event.summary, cache:1m:4:1, sys)", 1);
 		} else {
 			unsetenv("LD_PRELOAD");
 			unsetenv("FF_IO_OPTS");
