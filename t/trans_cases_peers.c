@@ -309,10 +309,9 @@ void case_grown_behind(void)
  * one changes a byte of it, then lets this one know (data through a pipe
  * or a socket, a signal waited for, its exit waited for, or nothing ffio
  * sees followed by a sleep of a millisecond or more, or by a second open
- * of the file).  Each read
- * after that shows the kernel's bytes.  A helper forked first changes the
- * file when told; the waits for an exit run this program again
- * (trans_cases poke PATH N: byte N becomes 'A' + N). */
+ * of the file).  Each read after that shows the kernel's bytes.  A helper
+ * forked first changes the file when told; the waits for an exit run this
+ * program again (trans_cases poke PATH N: byte N becomes 'A' + N). */
 static void on_usr2(int sig)
 {
 	(void)sig;
