@@ -153,7 +153,6 @@ FFIO_EXPORT int __openat_2(int dirfd, const char *path, int flags)
  * its parent: it only closes. */
 static SLOW int close_slow(int fd)
 {
-	ffio_fd_forget(fd);
 	NEED(close, return (int)result(syscall(SYS_close, fd)));
 	if (likely(ffio_fd_get(fd) == NULL) || ffio_in_lib || ffio_in_vfork_child())
 		return ffio_real.close(fd);
@@ -162,11 +161,10 @@ static SLOW int close_slow(int fd)
 
 FFIO_EXPORT int close(int fd)
 {
+	ffio_fd_forget(fd);
 	if (likely(__atomic_load_n(&ffio_real_state, __ATOMIC_ACQUIRE) == FFIO_REAL_READY &&
-		   ffio_real.close && !ffio_fd_get(fd))) {
-		ffio_fd_forget(fd);
+		   ffio_real.close && !ffio_fd_get(fd)))
 		return ffio_real.close(fd);
-	}
 	return close_slow(fd);
 }
 
