@@ -147,7 +147,7 @@ FFIO_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 /* A signal to another process; signal 0 only asks whether it exists. */
 FFIO_EXPORT int kill(pid_t pid, int sig)
 {
-	NEED(kill, return (int)result(syscall(SYS_kill, pid, sig)));
+	NEED(kill, return (int)syscall(SYS_kill, pid, sig));
 	if (sig != 0 && ffio_unwritten_pending() && pid != getpid())
 		ffio_tell(-1);
 	return ffio_real.kill(pid, sig);
@@ -344,7 +344,6 @@ void ffio_heard(int fd)
 	X(int, sigsuspend, (const sigset_t *mask), (mask), NOSYS, 1)                                    \
 	X(int, pause, (void), (), NOSYS, 1)
 
-#define SYSCALL(...) return result(syscall(__VA_ARGS__))
 #define HEARD_CALL(ret, name, params, args, fallback, heard) \
 	FFIO_EXPORT ret name params                          \
 	{                                                    \
@@ -379,7 +378,7 @@ FFIO_EXPORT int sigwait(const sigset_t *set, int *sig)
 
 FFIO_EXPORT int nanosleep(const struct timespec *t, struct timespec *rest)
 {
-	NEED(nanosleep, return (int)result(syscall(SYS_nanosleep, t, rest)));
+	NEED(nanosleep, return (int)syscall(SYS_nanosleep, t, rest));
 	int rc = ffio_real.nanosleep(t, rest);
 	slept(ns_of(t));
 	return rc;
@@ -407,7 +406,7 @@ FFIO_EXPORT unsigned sleep(unsigned seconds)
 FFIO_EXPORT int usleep(useconds_t us)
 {
 	struct timespec t = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-	NEED(usleep, return (int)result(syscall(SYS_nanosleep, &t, NULL)));
+	NEED(usleep, return (int)syscall(SYS_nanosleep, &t, NULL));
 	int rc = ffio_real.usleep(us);
 	slept(ns_of(&t));
 	return rc;
@@ -524,7 +523,7 @@ static void unmapped(void *addr, size_t len)
 
 FFIO_EXPORT int munmap(void *addr, size_t len)
 {
-	NEED(munmap, return (int)result(syscall(SYS_munmap, addr, len)));
+	NEED(munmap, return (int)syscall(SYS_munmap, addr, len));
 	int rc = ffio_real.munmap(addr, len);
 	if (rc == 0 && __atomic_load_n(&nmaps, __ATOMIC_RELAXED) > 0)
 		unmapped(addr, len);

@@ -29,6 +29,9 @@
 		errno = ENOSYS;      \
 		return -1;           \
 	} while (0)
+/* A wrapper's own system call, before the C library's function is known:
+ * syscall(2) itself returns -1 with the kernel's errno. */
+#define SYSCALL(...) return syscall(__VA_ARGS__)
 #define NOSYS_NULL                   \
 	do {                         \
 		errno = ENOSYS;      \
