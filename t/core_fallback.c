@@ -28,7 +28,7 @@
 
 int main(void)
 {
-	char c;
+	char c = 0;
 	struct stat st;
 	struct timespec bad = {0, -1};
 	ffio_real_init();
