@@ -470,6 +470,9 @@ int ffio_file_size(struct ffio_file *f, off_t *len);
 /* The size a stat reports, given the kernel's: the kernel's when the stack
  * holds nothing unwritten (the stack then follows it), else the stack's. */
 int ffio_file_stat_size(struct ffio_file *f, off_t kernel, off_t *len);
+/* With f->lock held: f's writes to the kernel; then (drop_clean) the stack
+ * forgets its clean data and sizes, whether or not writing back failed. */
+int ffio_file_write_back(struct ffio_file *f, int drop_clean);
 /* ffio_file_flush, _fsync, _invalidate, _discard, _stats, _find_inode,
  * _put, _hold, _unhold and _set_flag: ffio_ext.h. */
 /* Make the kernel's view current before another path reads the file

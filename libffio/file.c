@@ -602,15 +602,19 @@ int ffio_private_give_up(void)
 /* ---- opening ----------------------------------------------------------- */
 
 /* f's writes to the kernel; then (drop_clean) the stack forgets its clean
- * data and sizes (f->lock held). */
-static int write_back_forget(struct ffio_file *f, int drop_clean)
+ * data and sizes, even when writing back failed: what it read may be stale
+ * either way, and the failure stays in f->error (f->lock held). */
+int ffio_file_write_back(struct ffio_file *f, int drop_clean)
 {
 	int err = 0;
 	if (f->top) {
 		ffio_in_lib++;
 		err = ffio_layer_flush(f->top);
-		if (err == 0 && drop_clean)
-			err = ffio_layer_invalidate(f->top);
+		if (drop_clean) {
+			int e2 = ffio_layer_invalidate(f->top);
+			if (err == 0)
+				err = e2;
+		}
 		ffio_in_lib--;
 	}
 	return err;
@@ -710,7 +714,7 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 		} else {
 			/* Close to open: the new descriptor reads what other
 			 * processes wrote since the stack read the file. */
-			ffio_file_set_error(f, write_back_forget(f, 1));
+			ffio_file_set_error(f, ffio_file_write_back(f, 1));
 		}
 	}
 	pthread_mutex_unlock(&f->lock);
@@ -786,7 +790,7 @@ int ffio_files_order(int drop_clean, const struct ffio_file *except)
 		if (f == except)
 			continue;
 		pthread_mutex_lock(&f->lock);
-		err = write_back_forget(f, drop_clean);
+		err = ffio_file_write_back(f, drop_clean);
 		ffio_file_set_error(f, err);
 		if (!first)
 			first = err;

@@ -171,17 +171,17 @@ static ssize_t kernel_read(struct ffio_ofd *o, const struct iovec *iov, int iovc
 	return n;
 }
 
-static int do_invalidate(struct ffio_file *f);
-
 /* The kernel's size of the file moved behind the stack (another process
  * grew it, or cut it unless grown_only): the stack writes back and
- * forgets its sizes and clean data.  1 when it did. */
+ * forgets its sizes and clean data; a write-back that failed is kept for
+ * fsync and close.  1 when it followed. */
 static int follow_kernel_size(struct ffio_file *f, off_t kernel, int grown_only)
 {
 	off_t mine;
 	if (ffio_layer_size(f->top, &mine) < 0 || kernel == mine || (grown_only && kernel < mine))
 		return 0;
-	return do_invalidate(f) == 0;
+	ffio_file_set_error(f, ffio_file_write_back(f, 1));
+	return 1;
 }
 
 /* A read came short: has the file grown behind the stack (as a log
@@ -567,18 +567,9 @@ int ffio_file_stat_size(struct ffio_file *f, off_t kernel, off_t *len)
 	return LOCKED(f, do_stat_size(f, kernel, len));
 }
 
-static int do_invalidate(struct ffio_file *f)
-{
-	if (!f->top)
-		return 0;
-	int err = ffio_layer_flush(f->top);
-	int e2 = ffio_layer_invalidate(f->top);
-	return err < 0 ? err : e2;
-}
-
 int ffio_file_invalidate(struct ffio_file *f)
 {
-	return LOCKED(f, do_invalidate(f));
+	return LOCKED(f, ffio_file_write_back(f, 1));
 }
 
 static int do_sync_kernel(struct ffio_file *f)

@@ -175,7 +175,13 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->stats.b_read += n;
 	if (n >= c->conf.page && aligned(c, buf, n, off)) {
 		int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
-		if ((err = cache_flush_pages(c, first, last)) < 0 || (err = cache_wait_all(c)) < 0)
+		/* A write-back the read needs and that fails is the file's
+		 * error, reported by its next write, fsync or close, never by
+		 * the read: the failed bytes are forgotten, the read shows
+		 * what the file has. */
+		if ((err = cache_flush_pages(c, first, last)) < 0)
+			ffio_file_set_error(c->base.file, err);
+		if ((err = cache_wait_all(c)) < 0)
 			return err;
 		cache_around_ahead(c, off, n);
 		return read_around(c, buf, n, off);
