@@ -340,6 +340,12 @@ void ffio_ofd_set_flags(struct ffio_ofd *o, int flags);
 /* initial-exec: one load from the thread pointer on every wrapped call
  * (libffio is preloaded or linked, so its TLS is in the static block). */
 extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
+/* The number of the program's signal handlers this thread is running
+ * (handlers.c).  In one, ffio flushes no other file for a message (a
+ * handler may interrupt the program holding any lock: coherence.c), and
+ * a write on a managed file reaches the kernel before it returns, as the
+ * handler may be a fatal signal's, writing a crash report (ofd.c). */
+extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));
 
 /* The small calls, with the hit path first (ffio_layer_ops.read_hit and
  * write_hit): inline in the wrappers, as a cache hit's whole cost is a
@@ -403,11 +409,12 @@ static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n,
 	return r;
 }
 
-/* A file with a deferred error reports it at the next write (do_write). */
+/* A file with a deferred error reports it at the next write (do_write);
+ * a write in a signal handler takes the full path (ffio_in_handler). */
 static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, size_t n, off_t at)
 {
 	ssize_t r = 0;
-	if (o->write_hit && __libc_single_threaded && !o->file->error &&
+	if (o->write_hit && __libc_single_threaded && !o->file->error && !ffio_in_handler &&
 	    ffio_ofd_hit_fits(o->file->wmax_pos, buf, n, at)) {
 		ffio_in_lib++;
 		r = o->write_hit(o->hit_layer, buf, n, at);
@@ -538,9 +545,6 @@ static inline int ffio_unwritten_pending(void)
 {
 	return __builtin_expect(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED), 0);
 }
-/* The number of the program's signal handlers this thread is running
- * (handlers.c): in one, ffio does nothing that is not async-signal-safe. */
-extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));
 /* Before data leaves the process through fd (-1: through a socket, or a
  * signal): when fd is a pipe, socket, FIFO or terminal, every file's
  * writes go to the kernel; not inside ffio or a signal handler.  errno is

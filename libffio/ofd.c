@@ -246,12 +246,14 @@ static int sync_written(struct ffio_file *f, int full)
 }
 
 /* After a write into the stack: synced for O_SYNC and O_DSYNC (dsync,
- * full), written back when the process writes through; else nothing. */
+ * full), written back when the process writes through or the write is a
+ * signal handler's (a fatal signal's handler writes its report, then the
+ * process dies); else nothing. */
 static int write_back_now(struct ffio_file *f, int dsync, int full)
 {
 	if (dsync)
 		return sync_written(f, full);
-	return writes_through() ? ffio_layer_flush(f->top) : 0;
+	return writes_through() || ffio_in_handler ? ffio_layer_flush(f->top) : 0;
 }
 
 /* A write the kernel makes itself, after what the stack holds, which was

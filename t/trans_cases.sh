@@ -7,7 +7,8 @@
 # with writes cached, cp -p, RLIMIT_FSIZE, ioctl, descriptor numbers and
 # RLIMIT_NOFILE, stat's times and blocks after cached writes, record
 # locks, a child's message to its parent, shared memory guarded by a
-# record lock, signal handlers as set, files in /proc and /sys, a file
+# record lock, signal handlers as set, a crash report a fatal signal's
+# handler writes, files in /proc and /sys, a file
 # another process grows and cuts, the list in /proc/self/fd, what the
 # process reads after another one tells it of a change): each case
 # runs raw, then preloaded over several stacks, and must print the same

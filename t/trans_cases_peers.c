@@ -1,8 +1,9 @@
 /* t/trans_cases_peers.c -- the cases of t/trans_cases in which another
  * process reads or writes the file: a message from a child to its parent
  * (the writer's side), shared memory guarded by a record lock, signal
- * handlers as set, a file grown and cut behind the process, and what the
- * process hears from another one (the reader's side). */
+ * handlers as set, a crash report a handler writes, a file grown and cut
+ * behind the process, and what the process hears from another one (the
+ * reader's side). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -248,6 +250,45 @@ void case_handlers(void)
 	int rc = sigaction(SIGKILL, &plain, NULL);
 	printf("sigaction(SIGKILL): %d %s\n", rc, strerror(errno));
 	show_action("SIGKILL", SIGKILL);
+	exit(0);
+}
+
+/* A crash report: a handler of a fatal signal (as Python's faulthandler,
+ * or backtrace_symbols_fd) writes to a file the process opened before,
+ * then the process dies of the signal.  What the file then holds, seen
+ * by the parent: the lines written before the crash and the handler's. */
+static int report_fd;
+static void on_fatal(int sig)
+{
+	static const char msg[] = "handler: fatal signal\n";
+	if (write(report_fd, msg, sizeof msg - 1) != (ssize_t)(sizeof msg - 1))
+		_exit(3);
+	raise(sig); /* SA_RESETHAND, SA_NODEFER: the default action, now */
+}
+
+void case_crash_report(void)
+{
+	static const char line[] = "before the crash\n";
+	struct sigaction sa = {.sa_handler = on_fatal, .sa_flags = SA_RESETHAND | SA_NODEFER};
+	struct rlimit no_core = {0, 0};
+	char got[256];
+	int st;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		report_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (report_fd < 0 || write(report_fd, line, sizeof line - 1) != (ssize_t)(sizeof line - 1) ||
+		    setrlimit(RLIMIT_CORE, &no_core) < 0 || sigaction(SIGSEGV, &sa, NULL) < 0)
+			_exit(2);
+		raise(SIGSEGV);
+		_exit(4);
+	}
+	int waited = pid > 0 && waitpid(pid, &st, 0) == pid;
+	printf("child waited: %d, ended by signal %d\n", waited, waited && WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, got, sizeof got - 1);
+	printf("the file: %zd bytes\n%.*s", n, n > 0 ? (int)n : 0, got);
+	close(fd);
 	exit(0);
 }
 
