@@ -7,7 +7,7 @@
 # test_largefile, test_logging, test_signal, test_threadsignals,
 # test_multiprocessing_fork, test_support, test_fcntl, test_file, test_bz2,
 # test_lzma, test_shelve, test_dbm, test_py_compile, test_zipimport,
-# test_pty, test_csv, test_univnewlines, test_threading) runs first without ffio, then preloaded
+# test_pty, test_csv, test_univnewlines, test_threading, test_faulthandler) runs first without ffio, then preloaded
 # under each stack below with every file matched ('*'); a module passes
 # under ffio when it passes without.  A module that runs past its time
 # limit (a hang) fails.
@@ -27,7 +27,7 @@ modules=${FFIO_JUDGE_MODULES:-test_os test_fileio test_io test_tempfile test_sub
 test_pathlib test_shutil test_fileinput test_gzip test_tarfile test_zipfile test_mailbox test_dbm_dumb \
 test_largefile test_logging test_signal test_threadsignals test_multiprocessing_fork test_support \
 test_fcntl test_file test_bz2 test_lzma test_shelve test_dbm test_py_compile test_zipimport test_pty test_csv \
-test_univnewlines test_threading}
+test_univnewlines test_threading test_faulthandler}
 limit=${FFIO_JUDGE_TIMEOUT:-900}
 test_limit=${FFIO_JUDGE_TEST_TIMEOUT:-300}
 [ -x "$py" ] || skip_all "$py not installed"
