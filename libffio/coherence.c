@@ -7,7 +7,8 @@
  *  - Messages.  Before data leaves the process through a pipe, a socket,
  *    a FIFO or a terminal (write, writev, send*, fflush of such a stream,
  *    sendfile and splice into one), before a signal to another process
- *    (kill, killpg, sigqueue) and before a name is made, moved or removed
+ *    (kill, killpg, sigqueue), before a post of a semaphore other
+ *    processes may hold, and before a name is made, moved or removed
  *    in a directory (open with O_CREAT, fopen to write, rename, link,
  *    symlink, mkdir, unlink, rmdir), every file's writes go to the kernel.  A
  *    worker that writes its output and then says "done" to its parent
@@ -20,7 +21,8 @@
  *    what other processes wrote up to that moment, while a cache keeps
  *    serving the bytes it read before.  After the process hears from
  *    another one (data read from a pipe, a socket, a FIFO or a terminal,
- *    a child waited for, a signal waited for, a sleep of 1 ms or more
+ *    a child waited for, a signal or a shared semaphore waited for, a
+ *    sleep of 1 ms or more
  *    ended, or a shorter one a millisecond after the last), every file
  *    writes back and drops its clean data, as after taking a lock
  *    (posix.c), so that its next reads see what the other process wrote
@@ -43,6 +45,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -142,6 +145,28 @@ FFIO_EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned n, int flags)
 	NEED(sendmmsg, NOSYS);
 	ffio_tell_any();
 	return ffio_real.sendmmsg(fd, vec, n, flags);
+}
+
+/* A semaphore other processes may hold (sem_open's, or sem_init's with
+ * pshared; Python's multiprocessing locks): posting it tells, a wait that
+ * takes it hears.  glibc keeps, after the count, the flag it gives the
+ * semaphore's futex calls: 0 for sem_init's pshared 0 (a private futex),
+ * FUTEX_PRIVATE_FLAG's value (128) for a shared one. */
+#define SEM_FLAG_AT sizeof(uint64_t)
+_Static_assert(sizeof(sem_t) >= SEM_FLAG_AT + sizeof(int), "sem_t holds a count and a flag");
+static int sem_shared(sem_t *s)
+{
+	int flag;
+	memcpy(&flag, (const char *)s + SEM_FLAG_AT, sizeof flag);
+	return flag != 0;
+}
+
+FFIO_EXPORT int sem_post(sem_t *s)
+{
+	NEED(sem_post, NOSYS);
+	if (ffio_unwritten_pending() && sem_shared(s))
+		ffio_tell(-1);
+	return ffio_real.sem_post(s);
 }
 
 /* A signal to another process; signal 0 only asks whether it exists. */
@@ -342,7 +367,13 @@ void ffio_heard(int fd)
 	X(int, sigtimedwait, (const sigset_t *set, siginfo_t *info, const struct timespec *limit),      \
 	  (set, info, limit), NOSYS, r_ > 0)                                                            \
 	X(int, sigsuspend, (const sigset_t *mask), (mask), NOSYS, 1)                                    \
-	X(int, pause, (void), (), NOSYS, 1)
+	X(int, pause, (void), (), NOSYS, 1)                                                             \
+	X(int, sem_wait, (sem_t *s), (s), NOSYS, r_ == 0 && sem_shared(s))                              \
+	X(int, sem_trywait, (sem_t *s), (s), NOSYS, r_ == 0 && sem_shared(s))                           \
+	X(int, sem_timedwait, (sem_t *s, const struct timespec *limit), (s, limit), NOSYS,              \
+	  r_ == 0 && sem_shared(s))                                                                     \
+	X(int, sem_clockwait, (sem_t *s, clockid_t clock, const struct timespec *limit), (s, clock, limit), \
+	  NOSYS, r_ == 0 && sem_shared(s))
 
 #define HEARD_CALL(ret, name, params, args, fallback, heard) \
 	FFIO_EXPORT ret name params                          \

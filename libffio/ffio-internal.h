@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -796,6 +797,11 @@ void ffio_fd_on_pressure(int (*release)(void));
 	X(int, sigtimedwait, (const sigset_t *, siginfo_t *, const struct timespec *)) \
 	X(int, sigsuspend, (const sigset_t *))                                     \
 	X(int, pause, (void))                                                      \
+	X(int, sem_post, (sem_t *))                                                \
+	X(int, sem_wait, (sem_t *))                                                \
+	X(int, sem_trywait, (sem_t *))                                             \
+	X(int, sem_timedwait, (sem_t *, const struct timespec *))                  \
+	X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))       \
 	X(int, nanosleep, (const struct timespec *, struct timespec *))            \
 	X(int, clock_nanosleep, (clockid_t, int, const struct timespec *, struct timespec *)) \
 	X(unsigned, sleep, (unsigned))                                             \

@@ -4,16 +4,19 @@
  * keeps serving what it read.  The other writer is the kernel alone (raw
  * system calls between two reads), so each check is one call: a read of
  * a pipe, a socket, the end of a sleep (of 1 ms, or shorter a millisecond
- * after the last) or of a wait, drop; a read of
- * /dev/zero, /dev/urandom or a regular file, and a pipe read inside a
- * signal handler, keep; what ffio learnt of a descriptor number (not a
+ * after the last) or of a wait, a wait on a shared semaphore, drop; a
+ * read of /dev/zero, /dev/urandom or a regular file, a pipe read inside a
+ * signal handler, and a wait on a process-private semaphore, keep; what ffio learnt of a descriptor number (not a
  * channel) ends when the number is closed (close, fclose, dup2 onto it). */
 #include "config.h"
+#include <errno.h>
 #include <fcntl.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -132,6 +135,42 @@ static void child_waited(void)
 		tap_diag("posix_spawnp/waitpid failed");
 }
 
+/* Semaphores: one other processes could hold (pshared, in memory they
+ * could map), one private to the process.  Each wait takes the post just
+ * made. */
+static sem_t *shared_sem, private_sem;
+static void sem_waited(void)
+{
+	if (sem_post(shared_sem) < 0 || sem_wait(shared_sem) < 0)
+		tap_diag("sem_wait: %s", strerror(errno));
+}
+static void sem_trywaited(void)
+{
+	if (sem_post(shared_sem) < 0 || sem_trywait(shared_sem) < 0)
+		tap_diag("sem_trywait: %s", strerror(errno));
+}
+static void sem_timedwaited(void)
+{
+	struct timespec limit;
+	clock_gettime(CLOCK_REALTIME, &limit);
+	limit.tv_sec += 10;
+	if (sem_post(shared_sem) < 0 || sem_timedwait(shared_sem, &limit) < 0)
+		tap_diag("sem_timedwait: %s", strerror(errno));
+}
+static void sem_clockwaited(void)
+{
+	struct timespec limit;
+	clock_gettime(CLOCK_MONOTONIC, &limit);
+	limit.tv_sec += 10;
+	if (sem_post(shared_sem) < 0 || sem_clockwait(shared_sem, CLOCK_MONOTONIC, &limit) < 0)
+		tap_diag("sem_clockwait: %s", strerror(errno));
+}
+static void private_sem_waited(void)
+{
+	if (sem_post(&private_sem) < 0 || sem_wait(&private_sem) < 0)
+		tap_diag("private sem_wait: %s", strerror(errno));
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -153,7 +192,10 @@ int main(void)
 	    write(tmp2, "other", 5) != 5 || close(tmp2) < 0 || pipe(p) < 0 ||
 	    sigaction(SIGUSR1, &sa, NULL) < 0)
 		return 99;
-	tap_plan(14);
+	shared_sem = mmap(NULL, sizeof *shared_sem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared_sem == MAP_FAILED || sem_init(shared_sem, 1, 0) < 0 || sem_init(&private_sem, 0, 0) < 0)
+		return 99;
+	tap_plan(19);
 	ff = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
 	char first[4] = "";
 	tap_ok(ff >= 0 && ffpread(ff, first, 4, 0) == 4 && first[0] == 'A', "AAAA read and cached");
@@ -162,19 +204,24 @@ int main(void)
 	tap_is(change_then(urandom), 'A', "a read of /dev/urandom keeps the cache");
 	tap_is(change_then(regular), 'A', "a read of a regular file keeps the cache");
 	tap_is(change_then(in_handler), 'A', "a pipe read inside a signal handler keeps the cache");
+	tap_is(change_then(private_sem_waited), 'A', "a wait on a process-private semaphore keeps the cache");
 	/* Messages: the next read is the kernel's. */
-	tap_is(change_then(pipe_read), 'F', "after a pipe read: the kernel's bytes");
-	tap_is(change_then(socket_recv), 'G', "after recv on a socket: the kernel's bytes");
-	tap_is(change_then(ms_sleep), 'H', "after a 1 ms nanosleep: the kernel's bytes");
-	tap_is(change_then(late_short_sleep), 'I', "after a 1 us nanosleep, 2 ms after the last: the kernel's bytes");
-	tap_is(change_then(child_waited), 'J', "after waitpid: the kernel's bytes");
+	tap_is(change_then(pipe_read), 'G', "after a pipe read: the kernel's bytes");
+	tap_is(change_then(socket_recv), 'H', "after recv on a socket: the kernel's bytes");
+	tap_is(change_then(ms_sleep), 'I', "after a 1 ms nanosleep: the kernel's bytes");
+	tap_is(change_then(late_short_sleep), 'J', "after a 1 us nanosleep, 2 ms after the last: the kernel's bytes");
+	tap_is(change_then(child_waited), 'K', "after waitpid: the kernel's bytes");
+	tap_is(change_then(sem_waited), 'L', "after sem_wait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(sem_trywaited), 'M', "after sem_trywait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(sem_timedwaited), 'N', "after sem_timedwait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(sem_clockwaited), 'O', "after sem_clockwait on a shared semaphore: the kernel's bytes");
 	/* What ffio learnt of a number ends with it. */
 	closer = plain_close;
-	tap_is(change_then(reused_number), 'K', "a regular file's number closed, then a pipe's: heard");
+	tap_is(change_then(reused_number), 'P', "a regular file's number closed, then a pipe's: heard");
 	closer = stream_close;
-	tap_is(change_then(reused_number), 'L', "the same closed by fclose: heard");
+	tap_is(change_then(reused_number), 'Q', "the same closed by fclose: heard");
 	closer = no_close;
-	tap_is(change_then(reused_number), 'M', "the same replaced by dup2: heard");
+	tap_is(change_then(reused_number), 'R', "the same replaced by dup2: heard");
 	tap_is(ffclose(ff), 0, "close");
 	unlink(path);
 	unlink(other);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
@@ -37,14 +38,14 @@ static void jump_out(int sig)
 /* Told by a child, a parent reads what the child wrote: the child writes
  * x.dat (left open, its writes cached) and then tells the parent through
  * a pipe, a socket, a signal or a stream it flushes (and through a pipe
- * after it left a signal handler by siglongjmp), or by a name it makes,
- * moves or removes.  The kernel shows a write to every process once it
- * returns. */
+ * after it left a signal handler by siglongjmp), by a name it makes,
+ * moves or removes, or by posting a semaphore the parent waits on.  The
+ * kernel shows a write to every process once it returns. */
 void case_messages(void)
 {
 	static const char *const how[] = {"write", "writev", "send", "sendmsg", "kill", "sigqueue", "fflush",
 					  "write after a siglongjmp out of a handler", "rename", "open O_CREAT",
-					  "mkdir", "unlink"};
+					  "mkdir", "unlink", "sem_post (pshared)", "sem_post (sem_open)"};
 	char mark[4][sizeof path + 16]; /* rename's from and to, a file made, a directory */
 	for (int k = 0; k < 4; k++)
 		snprintf(mark[k], sizeof mark[k], "%s.mark%d", path, k);
@@ -53,8 +54,14 @@ void case_messages(void)
 	sigset_t usr1;
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
+	/* Semaphores as Python's multiprocessing locks use them. */
+	char sem_name[64];
+	snprintf(sem_name, sizeof sem_name, "/ffio-trans-%d", (int)getpid());
+	sem_t *sem[2] = {mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0),
+			 sem_open(sem_name, O_CREAT | O_EXCL, 0600, 0)};
 	if (pipe(up) < 0 || pipe(down) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 ||
-	    sigprocmask(SIG_BLOCK, &usr1, NULL) < 0) {
+	    sigprocmask(SIG_BLOCK, &usr1, NULL) < 0 || sem[0] == MAP_FAILED || sem_init(sem[0], 1, 0) < 0 ||
+	    sem[1] == SEM_FAILED || sem_unlink(sem_name) < 0) {
 		printf("set-up: %s\n", strerror(errno));
 		exit(1);
 	}
@@ -89,6 +96,8 @@ void case_messages(void)
 			case 9: close(open(mark[2], O_WRONLY | O_CREAT, 0644)); break;
 			case 10: (void)!mkdir(mark[3], 0755); break;
 			case 11: (void)!unlink(mark[2]); break;
+			case 12: sem_post(sem[0]); break;
+			case 13: sem_post(sem[1]); break;
 			}
 			if (read(down[0], &c, 1) != 1) /* the parent has read x.dat */
 				_exit(1);
@@ -99,6 +108,8 @@ void case_messages(void)
 		char c;
 		if (i == 4 || i == 5)
 			sigwaitinfo(&usr1, NULL);
+		else if (i >= 12)
+			sem_wait(sem[i - 12]);
 		else if (i >= 8) /* the sign is a name: looked for until it shows */
 			while ((access(mark[i == 8 ? 1 : i == 10 ? 3 : 2], F_OK) == 0) == (i == 11))
 				sched_yield();
