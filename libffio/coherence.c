@@ -22,8 +22,9 @@
  *    serving the bytes it read before.  After the process hears from
  *    another one (data read from a pipe, a socket, a FIFO or a terminal,
  *    a child waited for, a signal or a shared semaphore waited for, a
- *    sleep of 1 ms or more
- *    ended, or a shorter one a millisecond after the last), every file
+ *    read of a signalfd, inotify or fanotify descriptor, a sleep of 1 ms
+ *    or more ended, or a shorter one, or a timerfd's expiry, a
+ *    millisecond after the last), every file
  *    writes back and drops its clean data, as after taking a lock
  *    (posix.c), so that its next reads see what the other process wrote
  *    before it spoke.  A second open of a file drops its clean data too
@@ -98,14 +99,19 @@ static void release(void)
  * not a regular file, a directory or a block device, nor one of the
  * kernel's memory devices (/dev/null, /dev/zero, /dev/full, /dev/urandom,
  * major 1) but /dev/kmsg. */
+static int channel_of(const struct stat *st)
+{
+	if (S_ISCHR(st->st_mode))
+		return major(st->st_rdev) != 1 || minor(st->st_rdev) == 11;
+	return S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode);
+}
+
 static int is_channel(int fd)
 {
 	struct stat st;
 	if (ffio_real.fstat(fd, &st) < 0)
 		return -1;
-	if (S_ISCHR(st.st_mode))
-		return major(st.st_rdev) != 1 || minor(st.st_rdev) == 11;
-	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+	return channel_of(&st);
 }
 
 void ffio_tell(int fd)
@@ -329,6 +335,42 @@ void ffio_fd_forget_range(unsigned lo, unsigned hi)
 		ffio_fd_forget((int)fd);
 }
 
+/* What a read of fd brings: a message (READ_HEARD: a channel; a signalfd
+ * descriptor, a signal waited for; an inotify or fanotify descriptor, the
+ * news that a file changed), the passing of time (READ_TIMER: a timerfd
+ * descriptor, heard as a sleep to an absolute deadline), or nothing from
+ * another process (READ_NOTHING: files, memory devices, an eventfd, an
+ * epoll or io_uring descriptor).  Descriptors without a file type are the
+ * kernel's anonymous inodes, told apart by their name in /proc. */
+enum { READ_ERROR = -1, READ_NOTHING, READ_HEARD, READ_TIMER };
+static int read_kind(int fd)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} anon[] = {
+		{"anon_inode:[signalfd]", READ_HEARD},
+		{"anon_inode:inotify", READ_HEARD},
+		{"anon_inode:[fanotify]", READ_HEARD},
+		{"anon_inode:[timerfd]", READ_TIMER},
+	};
+	struct stat st;
+	char link[32], name[64];
+	if (ffio_real.fstat(fd, &st) < 0)
+		return READ_ERROR;
+	if ((st.st_mode & S_IFMT) != 0)
+		return channel_of(&st) ? READ_HEARD : READ_NOTHING;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, name, sizeof name - 1);
+	if (n < 0)
+		return READ_ERROR;
+	name[n] = '\0';
+	for (size_t i = 0; i < sizeof anon / sizeof anon[0]; i++)
+		if (strcmp(name, anon[i].name) == 0)
+			return anon[i].kind;
+	return READ_NOTHING;
+}
+
 void ffio_heard(int fd)
 {
 	if (!ffio_any_open() || !may_order())
@@ -336,11 +378,13 @@ void ffio_heard(int fd)
 	uint32_t v = (unsigned)fd < VERDICTS ? __atomic_load_n(&verdict[fd], __ATOMIC_ACQUIRE) : 0;
 	if (v & 1)
 		return;
-	int saved = errno, channel = is_channel(fd);
+	int saved = errno, kind = read_kind(fd);
 	errno = saved;
-	if (channel > 0)
+	if (kind == READ_HEARD)
 		ffio_heard_any();
-	else if (channel == 0 && (unsigned)fd < VERDICTS)
+	else if (kind == READ_TIMER)
+		slept(0);
+	else if (kind == READ_NOTHING && (unsigned)fd < VERDICTS)
 		(void)__atomic_compare_exchange_n(&verdict[fd], &v, v | 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 

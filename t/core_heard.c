@@ -14,9 +14,15 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -171,6 +177,48 @@ static void private_sem_waited(void)
 		tap_diag("private sem_wait: %s", strerror(errno));
 }
 
+/* The kernel's anonymous descriptors: a signal read from a signalfd and
+ * an inotify event are messages; a timerfd's expiry is the passing of
+ * time (heard as a sleep); an eventfd's count is not heard (ffio(7)). */
+static void signalfd_read(void)
+{
+	struct signalfd_siginfo si;
+	sigset_t s, was;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR2);
+	int fd = sigprocmask(SIG_BLOCK, &s, &was) < 0 ? -1 : signalfd(-1, &s, SFD_CLOEXEC);
+	if (fd < 0 || raise(SIGUSR2) != 0 || read(fd, &si, sizeof si) != (ssize_t)sizeof si)
+		tap_diag("signalfd: %s", strerror(errno));
+	close(fd);
+	sigprocmask(SIG_SETMASK, &was, NULL);
+}
+static void inotify_read(void)
+{
+	char ev[sizeof(struct inotify_event) + 256];
+	int fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0 || inotify_add_watch(fd, other, IN_ATTRIB) < 0 || utimensat(AT_FDCWD, other, NULL, 0) < 0 ||
+	    read(fd, ev, sizeof ev) <= 0)
+		tap_diag("inotify: %s", strerror(errno));
+	close(fd);
+}
+static void timerfd_read(void)
+{
+	uint64_t n;
+	struct itimerspec due = {.it_value = {0, 2000000}};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0 || timerfd_settime(fd, 0, &due, NULL) < 0 || read(fd, &n, sizeof n) != (ssize_t)sizeof n)
+		tap_diag("timerfd: %s", strerror(errno));
+	close(fd);
+}
+static void eventfd_count_read(void)
+{
+	uint64_t n = 1;
+	int fd = eventfd(0, EFD_CLOEXEC);
+	if (fd < 0 || write(fd, &n, sizeof n) != (ssize_t)sizeof n || read(fd, &n, sizeof n) != (ssize_t)sizeof n)
+		tap_diag("eventfd: %s", strerror(errno));
+	close(fd);
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -195,7 +243,7 @@ int main(void)
 	shared_sem = mmap(NULL, sizeof *shared_sem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared_sem == MAP_FAILED || sem_init(shared_sem, 1, 0) < 0 || sem_init(&private_sem, 0, 0) < 0)
 		return 99;
-	tap_plan(19);
+	tap_plan(23);
 	ff = ffopen(path, O_RDWR, 0, "cache:4k:4:1");
 	char first[4] = "";
 	tap_ok(ff >= 0 && ffpread(ff, first, 4, 0) == 4 && first[0] == 'A', "AAAA read and cached");
@@ -205,23 +253,27 @@ int main(void)
 	tap_is(change_then(regular), 'A', "a read of a regular file keeps the cache");
 	tap_is(change_then(in_handler), 'A', "a pipe read inside a signal handler keeps the cache");
 	tap_is(change_then(private_sem_waited), 'A', "a wait on a process-private semaphore keeps the cache");
+	tap_is(change_then(eventfd_count_read), 'A', "a read of an eventfd keeps the cache");
 	/* Messages: the next read is the kernel's. */
-	tap_is(change_then(pipe_read), 'G', "after a pipe read: the kernel's bytes");
-	tap_is(change_then(socket_recv), 'H', "after recv on a socket: the kernel's bytes");
-	tap_is(change_then(ms_sleep), 'I', "after a 1 ms nanosleep: the kernel's bytes");
-	tap_is(change_then(late_short_sleep), 'J', "after a 1 us nanosleep, 2 ms after the last: the kernel's bytes");
-	tap_is(change_then(child_waited), 'K', "after waitpid: the kernel's bytes");
-	tap_is(change_then(sem_waited), 'L', "after sem_wait on a shared semaphore: the kernel's bytes");
-	tap_is(change_then(sem_trywaited), 'M', "after sem_trywait on a shared semaphore: the kernel's bytes");
-	tap_is(change_then(sem_timedwaited), 'N', "after sem_timedwait on a shared semaphore: the kernel's bytes");
-	tap_is(change_then(sem_clockwaited), 'O', "after sem_clockwait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(pipe_read), 'H', "after a pipe read: the kernel's bytes");
+	tap_is(change_then(socket_recv), 'I', "after recv on a socket: the kernel's bytes");
+	tap_is(change_then(ms_sleep), 'J', "after a 1 ms nanosleep: the kernel's bytes");
+	tap_is(change_then(late_short_sleep), 'K', "after a 1 us nanosleep, 2 ms after the last: the kernel's bytes");
+	tap_is(change_then(child_waited), 'L', "after waitpid: the kernel's bytes");
+	tap_is(change_then(sem_waited), 'M', "after sem_wait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(sem_trywaited), 'N', "after sem_trywait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(sem_timedwaited), 'O', "after sem_timedwait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(sem_clockwaited), 'P', "after sem_clockwait on a shared semaphore: the kernel's bytes");
+	tap_is(change_then(signalfd_read), 'Q', "after a read of a signalfd: the kernel's bytes");
+	tap_is(change_then(inotify_read), 'R', "after a read of an inotify descriptor: the kernel's bytes");
+	tap_is(change_then(timerfd_read), 'S', "after a read of a timerfd, 2 ms after the last: the kernel's bytes");
 	/* What ffio learnt of a number ends with it. */
 	closer = plain_close;
-	tap_is(change_then(reused_number), 'P', "a regular file's number closed, then a pipe's: heard");
+	tap_is(change_then(reused_number), 'T', "a regular file's number closed, then a pipe's: heard");
 	closer = stream_close;
-	tap_is(change_then(reused_number), 'Q', "the same closed by fclose: heard");
+	tap_is(change_then(reused_number), 'U', "the same closed by fclose: heard");
 	closer = no_close;
-	tap_is(change_then(reused_number), 'R', "the same replaced by dup2: heard");
+	tap_is(change_then(reused_number), 'V', "the same replaced by dup2: heard");
 	tap_is(ffclose(ff), 0, "close");
 	unlink(path);
 	unlink(other);
