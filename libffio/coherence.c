@@ -338,10 +338,11 @@ void ffio_fd_forget_range(unsigned lo, unsigned hi)
 /* What a read of fd brings: a message (READ_HEARD: a channel; a signalfd
  * descriptor, a signal waited for; an inotify or fanotify descriptor, the
  * news that a file changed), the passing of time (READ_TIMER: a timerfd
- * descriptor, heard as a sleep to an absolute deadline), or nothing from
- * another process (READ_NOTHING: files, memory devices, an eventfd, an
- * epoll or io_uring descriptor).  Descriptors without a file type are the
- * kernel's anonymous inodes, told apart by their name in /proc. */
+ * descriptor, heard as a sleep too short to count by itself), or
+ * nothing from another process (READ_NOTHING: files, memory devices, an
+ * eventfd, an epoll or io_uring descriptor).  Descriptors without a file
+ * type are the kernel's anonymous inodes, told apart by their name in
+ * /proc. */
 enum { READ_ERROR = -1, READ_NOTHING, READ_HEARD, READ_TIMER };
 static int read_kind(int fd)
 {
