@@ -178,7 +178,7 @@ FFIO_EXPORT int sem_post(sem_t *s)
 /* A signal to another process; signal 0 only asks whether it exists. */
 FFIO_EXPORT int kill(pid_t pid, int sig)
 {
-	NEED(kill, return (int)syscall(SYS_kill, pid, sig));
+	NEED(kill, SYSCALL(SYS_kill, pid, sig));
 	if (sig != 0 && ffio_unwritten_pending() && pid != getpid())
 		ffio_tell(-1);
 	return ffio_real.kill(pid, sig);
@@ -454,7 +454,7 @@ FFIO_EXPORT int sigwait(const sigset_t *set, int *sig)
 
 FFIO_EXPORT int nanosleep(const struct timespec *t, struct timespec *rest)
 {
-	NEED(nanosleep, return (int)syscall(SYS_nanosleep, t, rest));
+	NEED(nanosleep, SYSCALL(SYS_nanosleep, t, rest));
 	int rc = ffio_real.nanosleep(t, rest);
 	slept(ns_of(t));
 	return rc;
@@ -482,7 +482,7 @@ FFIO_EXPORT unsigned sleep(unsigned seconds)
 FFIO_EXPORT int usleep(useconds_t us)
 {
 	struct timespec t = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-	NEED(usleep, return (int)syscall(SYS_nanosleep, &t, NULL));
+	NEED(usleep, SYSCALL(SYS_nanosleep, &t, NULL));
 	int rc = ffio_real.usleep(us);
 	slept(ns_of(&t));
 	return rc;
@@ -599,7 +599,7 @@ static void unmapped(void *addr, size_t len)
 
 FFIO_EXPORT int munmap(void *addr, size_t len)
 {
-	NEED(munmap, return (int)syscall(SYS_munmap, addr, len));
+	NEED(munmap, SYSCALL(SYS_munmap, addr, len));
 	int rc = ffio_real.munmap(addr, len);
 	if (rc == 0 && __atomic_load_n(&nmaps, __ATOMIC_RELAXED) > 0)
 		unmapped(addr, len);

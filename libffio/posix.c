@@ -72,7 +72,7 @@ void __chk_fail(void) __attribute__((noreturn));
 
 static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
-	NEED(openat, return (int)syscall(SYS_openat, dirfd, path, flags, mode));
+	NEED(openat, SYSCALL(SYS_openat, dirfd, path, flags, mode));
 	return ffio_real.openat(dirfd, path, flags, mode);
 }
 
@@ -88,7 +88,7 @@ static int open_impl(int dirfd, const char *path, int flags, mode_t mode)
 		return fd;
 	}
 	IN_LIB((ffio_init(), 0));
-	NEED(openat, return (int)syscall(SYS_openat, dirfd, path, flags, mode));
+	NEED(openat, SYSCALL(SYS_openat, dirfd, path, flags, mode));
 	if (flags & O_CREAT) /* a name made: a sign to other processes, maybe */
 		ffio_tell_any();
 	struct ffio_entry *e = IN_LIB(ffio_entry_for(path));
@@ -153,7 +153,7 @@ FFIO_EXPORT int __openat_2(int dirfd, const char *path, int flags)
  * its parent: it only closes. */
 static SLOW int close_slow(int fd)
 {
-	NEED(close, return (int)syscall(SYS_close, fd));
+	NEED(close, SYSCALL(SYS_close, fd));
 	if (likely(ffio_fd_get(fd) == NULL) || ffio_in_lib || ffio_in_vfork_child())
 		return ffio_real.close(fd);
 	return (int)result(IN_LIB(ffio_fd_close(fd, 1)));
@@ -402,26 +402,25 @@ static struct ffio_ofd *empty_path_ofd(int dirfd, const char *path, int flags)
 
 FFIO_EXPORT int fstat(int fd, struct stat *st)
 {
-	NEED(fstat, return (int)syscall(SYS_fstat, fd, st));
+	NEED(fstat, SYSCALL(SYS_fstat, fd, st));
 	return STAT_CALL(managed(fd), ffio_real.fstat(fd, st), st);
 }
 
 FFIO_EXPORT int stat(const char *path, struct stat *st)
 {
-	NEED(stat, return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st, 0));
+	NEED(stat, SYSCALL(SYS_newfstatat, AT_FDCWD, path, st, 0));
 	return STAT_CALL(NULL, ffio_real.stat(path, st), st);
 }
 
 FFIO_EXPORT int lstat(const char *path, struct stat *st)
 {
-	NEED(lstat, return (int)syscall(SYS_newfstatat, AT_FDCWD, path, st,
-						AT_SYMLINK_NOFOLLOW));
+	NEED(lstat, SYSCALL(SYS_newfstatat, AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW));
 	return STAT_CALL(NULL, ffio_real.lstat(path, st), st);
 }
 
 FFIO_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	NEED(fstatat, return (int)syscall(SYS_newfstatat, dirfd, path, st, flags));
+	NEED(fstatat, SYSCALL(SYS_newfstatat, dirfd, path, st, flags));
 	return STAT_CALL(empty_path_ofd(dirfd, path, flags), ffio_real.fstatat(dirfd, path, st, flags), st);
 }
 
@@ -610,7 +609,7 @@ FFIO_EXPORT int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	void *arg = va_arg(ap, void *); /* every fcntl argument fits a pointer */
 	va_end(ap);
-	NEED(fcntl, return (int)syscall(SYS_fcntl, fd, cmd, arg));
+	NEED(fcntl, SYSCALL(SYS_fcntl, fd, cmd, arg));
 	struct ffio_ofd *o = managed(fd);
 	if (likely(o == NULL)) {
 		if (unlikely(is_setlk(cmd)) && !ffio_in_lib && ffio_any_open())
@@ -714,7 +713,7 @@ static int attach_new(int oldfd, int newfd)
 
 FFIO_EXPORT int dup(int fd)
 {
-	NEED(dup, return (int)syscall(SYS_dup, fd));
+	NEED(dup, SYSCALL(SYS_dup, fd));
 	if (likely(ffio_fd_get(fd) == NULL) && !ffio_in_lib) {
 		int nfd = FFIO_FD_ROOM(ffio_real.dup(fd), r_ < 0);
 		if (nfd >= 0 && unlikely(ffio_fd_get(nfd) != NULL))
@@ -765,7 +764,7 @@ static int dup_onto(int oldfd, int newfd, int flags, int three)
 FFIO_EXPORT int dup2(int oldfd, int newfd)
 {
 	ffio_fd_forget(newfd);
-	NEED(dup2, return (int)syscall(SYS_dup2, oldfd, newfd));
+	NEED(dup2, SYSCALL(SYS_dup2, oldfd, newfd));
 	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
 		return ffio_real.dup2(oldfd, newfd);
 	return dup_onto(oldfd, newfd, 0, 0);
@@ -774,7 +773,7 @@ FFIO_EXPORT int dup2(int oldfd, int newfd)
 FFIO_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	ffio_fd_forget(newfd);
-	NEED(dup3, return (int)syscall(SYS_dup3, oldfd, newfd, flags));
+	NEED(dup3, SYSCALL(SYS_dup3, oldfd, newfd, flags));
 	if (likely(ffio_fd_get(oldfd) == NULL && ffio_fd_get(newfd) == NULL))
 		return ffio_real.dup3(oldfd, newfd, flags);
 	return dup_onto(oldfd, newfd, flags, 1);

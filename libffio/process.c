@@ -246,7 +246,7 @@ FFIO_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
 	if (!(flags & CLOSE_RANGE_CLOEXEC))
 		ffio_fd_forget_range(first, last);
-	NEED(close_range, return (int)syscall(SYS_close_range, first, last, flags));
+	NEED(close_range, SYSCALL(SYS_close_range, first, last, flags));
 	if (first > last || (flags & CLOSE_RANGE_CLOEXEC) || ffio_in_lib)
 		return ffio_real.close_range(first, last, flags);
 	if ((flags & CLOSE_RANGE_UNSHARE) && ffio_real.close_range(~0U, ~0U, CLOSE_RANGE_UNSHARE) < 0)
@@ -448,13 +448,13 @@ FFIO_FRESH_FUNCS(FRESH)
 
 FFIO_EXPORT int pipe(int fds[2])
 {
-	NEED(pipe, return (int)syscall(SYS_pipe2, fds, 0));
+	NEED(pipe, SYSCALL(SYS_pipe2, fds, 0));
 	return fresh_pair(FFIO_FD_ROOM(ffio_real.pipe(fds), r_ < 0), fds);
 }
 
 FFIO_EXPORT int pipe2(int fds[2], int flags)
 {
-	NEED(pipe2, return (int)syscall(SYS_pipe2, fds, flags));
+	NEED(pipe2, SYSCALL(SYS_pipe2, fds, flags));
 	return fresh_pair(FFIO_FD_ROOM(ffio_real.pipe2(fds, flags), r_ < 0), fds);
 }
 
