@@ -356,16 +356,13 @@ static int read_kind(int fd)
 		{"anon_inode:[timerfd]", READ_TIMER},
 	};
 	struct stat st;
-	char link[32], name[64];
+	char name[64];
 	if (ffio_real.fstat(fd, &st) < 0)
 		return READ_ERROR;
 	if ((st.st_mode & S_IFMT) != 0)
 		return channel_of(&st) ? READ_HEARD : READ_NOTHING;
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, name, sizeof name - 1);
-	if (n < 0)
+	if (ffio_fd_link(fd, name, sizeof name) < 0)
 		return READ_ERROR;
-	name[n] = '\0';
 	for (size_t i = 0; i < sizeof anon / sizeof anon[0]; i++)
 		if (strcmp(name, anon[i].name) == 0)
 			return anon[i].kind;

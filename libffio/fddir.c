@@ -34,18 +34,23 @@ __attribute__((constructor)) static void lists_fork_safe(void)
 	ffio_atfork_hold(&lists_lock, FFIO_LOCK_FD_LISTS);
 }
 
+ssize_t ffio_fd_link(int fd, char *name, size_t size)
+{
+	char link[32];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, name, size - 1);
+	if (n >= 0)
+		name[n] = '\0';
+	return n;
+}
+
 /* Does the directory open as fd list this process's descriptors? */
 static int lists_own_fds(int fd)
 {
 	struct statfs fs;
-	char link[64], name[64];
-	if (fstatfs(fd, &fs) < 0 || fs.f_type != PROC_SUPER_MAGIC)
+	char name[64];
+	if (fstatfs(fd, &fs) < 0 || fs.f_type != PROC_SUPER_MAGIC || ffio_fd_link(fd, name, sizeof name) <= 0)
 		return 0;
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, name, sizeof name - 1);
-	if (n <= 0)
-		return 0;
-	name[n] = '\0';
 	char *end;
 	if (strncmp(name, "/proc/", 6) != 0 || strtol(name + 6, &end, 10) != (long)getpid())
 		return 0;

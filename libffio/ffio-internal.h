@@ -559,9 +559,10 @@ static inline void ffio_tell_any(void)
 		ffio_tell(-1);
 }
 /* After data came in through fd: when fd is a pipe, socket, FIFO or
- * terminal, every file writes back and drops its clean data, so that its
- * next reads see what the sender wrote; not inside ffio or a signal
- * handler, only while a file is open.  errno is kept. */
+ * terminal (or a signalfd, inotify or fanotify descriptor; a timerfd's as
+ * a short sleep), every file writes back and drops its clean data, so
+ * that its next reads see what the sender wrote; not inside ffio or a
+ * signal handler, only while a file is open.  errno is kept. */
 void ffio_heard(int fd);
 /* The same whatever the descriptor (a child waited for, a sleep ended). */
 void ffio_heard_any(void);
@@ -570,6 +571,10 @@ void ffio_heard_any(void);
  * included (fclose, freopen, pclose, closedir). */
 void ffio_fd_forget(int fd);
 void ffio_fd_forget_range(unsigned lo, unsigned hi);
+/* What /proc/self/fd says descriptor fd is (a path, or "anon_inode:..."
+ * for the kernel's anonymous ones), NUL-terminated in name[size]: its
+ * length, or -1 (fddir.c). */
+ssize_t ffio_fd_link(int fd, char *name, size_t size);
 /* The number of shared, writable mappings of files the process locked
  * (record locks): while it is not 0, every write goes through. */
 extern int ffio_write_through_shared;
