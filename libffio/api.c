@@ -82,7 +82,7 @@ int ffopen(const char *path, int flags, mode_t mode, const char *spec)
 		return set_errno(err ? err : -EINVAL);
 	ffio_in_lib++;
 	int fd = ffio_open(e, AT_FDCWD, path, flags, mode, 1);
-	ffio_in_lib--;
+	ffio_leave();
 	/* Not a regular file, or not cacheable: the descriptor is plain and
 	 * the calls below make plain system calls on it. */
 	return fd < 0 ? set_errno(fd) : fd;

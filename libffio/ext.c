@@ -51,7 +51,7 @@ static int at_top(int fd, enum top_call call, struct ffio_req *r, unsigned min)
 		}
 	}
 	pthread_mutex_unlock(&f->lock);
-	ffio_in_lib--;
+	ffio_leave();
 	return ret;
 }
 

@@ -337,16 +337,40 @@ off_t ffio_ofd_pos(struct ffio_ofd *o);
 /* F_SETFL made on the kernel's twin: follow the flags it now has. */
 void ffio_ofd_set_flags(struct ffio_ofd *o, int flags);
 
-/* Reentrancy: while set, interposed calls go straight to the system. */
-/* initial-exec: one load from the thread pointer on every wrapped call
- * (libffio is preloaded or linked, so its TLS is in the static block). */
-extern _Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
+/* What the calls of a thread ask on their way through ffio, together at
+ * one offset from the thread pointer (initial-exec: libffio is preloaded
+ * or linked, so its TLS is in the static block): one load on every
+ * wrapped call. */
+struct ffio_thread_state {
+	/* Reentrancy: while set, interposed calls go straight to the system. */
+	int in_lib;
+	/* A handler of the program for a signal that came while this thread
+	 * was inside ffio waits, with the program's other signals, until the
+	 * thread leaves (handlers.c): set while one waits. */
+	int signal_waiting;
+};
+extern _Thread_local struct ffio_thread_state ffio_thread __attribute__((tls_model("initial-exec")));
+#define ffio_in_lib (ffio_thread.in_lib)
+#define ffio_signal_waiting (ffio_thread.signal_waiting)
 /* The number of the program's signal handlers this thread is running
  * (handlers.c).  In one, ffio flushes no other file for a message (a
  * handler may interrupt the program holding any lock: coherence.c), and
  * a write on a managed file reaches the kernel before it returns, as the
  * handler may be a fatal signal's, writing a crash report (ofd.c). */
 extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));
+/* Run the waiting handler as the kernel would have, then let the
+ * thread's signals in again. */
+void ffio_signal_run_waiting(void);
+/* After fork, in the child: the parent's waiting handler is not its own. */
+void ffio_signal_forget_waiting(void);
+
+/* Leave ffio: the end of a call's work, made with nothing held and
+ * nothing half-done, where a signal handler that waited may run. */
+static inline void ffio_leave(void)
+{
+	if (--ffio_in_lib == 0 && __builtin_expect(ffio_signal_waiting, 0))
+		ffio_signal_run_waiting();
+}
 
 /* The small calls, with the hit path first (ffio_layer_ops.read_hit and
  * write_hit): inline in the wrappers, as a cache hit's whole cost is a
@@ -358,8 +382,9 @@ extern _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec"
  * O_DSYNC for writes; not O_DIRECT (its alignment: ofd.c's direct_odd). */
 void ffio_ofd_hits(struct ffio_ofd *o);
 
-/* A hit, or 0.  In ffio meanwhile, as in the full path: a signal handler's
- * call on the file goes to the kernel (interpose.h's managed()).  Bytes at
+/* A hit, or 0.  In ffio meanwhile, as in the full path: a signal's handler
+ * waits until the hit is done (handlers.c; a miss leaves that to the full
+ * path, which follows).  Bytes at
  * or past the file system's largest size, or written past RLIMIT_FSIZE,
  * are the full path's (do_read, do_write: the kernel's limits). */
 static inline int ffio_ofd_within(off_t max, size_t n, off_t at)
@@ -399,46 +424,63 @@ static inline int ffio_ofd_hit_fits(off_t max, const void *buf, size_t n, off_t 
 	       ffio_ofd_within(max, n, at);
 }
 
-static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
+static inline ssize_t ffio_ofd_read_hit_at(struct ffio_ofd *o, void *buf, size_t n, off_t at, int move)
 {
 	ssize_t r = 0;
 	if (o->read_hit && __libc_single_threaded && ffio_ofd_hit_fits(o->file->max_pos, buf, n, at)) {
 		ffio_in_lib++;
 		r = o->read_hit(o->hit_layer, buf, n, at);
-		ffio_in_lib--;
+		if (r <= 0) {
+			ffio_in_lib--; /* the full path follows, and leaves */
+			return r;
+		}
+		if (move)
+			o->pos += r;
+		ffio_leave();
 	}
 	return r;
 }
 
 /* A file with a deferred error reports it at the next write (do_write);
  * a write in a signal handler takes the full path (ffio_in_handler). */
-static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, size_t n, off_t at)
+static inline ssize_t ffio_ofd_write_hit_at(struct ffio_ofd *o, const void *buf, size_t n, off_t at, int move)
 {
 	ssize_t r = 0;
 	if (o->write_hit && __libc_single_threaded && !o->file->error && !ffio_in_handler &&
 	    ffio_ofd_hit_fits(o->file->wmax_pos, buf, n, at)) {
 		ffio_in_lib++;
 		r = o->write_hit(o->hit_layer, buf, n, at);
-		ffio_in_lib--;
+		if (r <= 0) {
+			ffio_in_lib--;
+			return r;
+		}
+		if (move)
+			o->pos += r;
+		ffio_leave();
 	}
 	return r;
 }
 
-/* At the position, which a hit moves. */
+static inline ssize_t ffio_ofd_read_hit(struct ffio_ofd *o, void *buf, size_t n, off_t at)
+{
+	return ffio_ofd_read_hit_at(o, buf, n, at, 0);
+}
+
+static inline ssize_t ffio_ofd_write_hit(struct ffio_ofd *o, const void *buf, size_t n, off_t at)
+{
+	return ffio_ofd_write_hit_at(o, buf, n, at, 0);
+}
+
+/* At the position, which a hit moves (inside ffio, as a handler that
+ * waited may use the same description). */
 static inline ssize_t ffio_ofd_read_hit_pos(struct ffio_ofd *o, void *buf, size_t n)
 {
-	ssize_t r = ffio_ofd_read_hit(o, buf, n, o->pos);
-	if (r > 0)
-		o->pos += r;
-	return r;
+	return ffio_ofd_read_hit_at(o, buf, n, o->pos, 1);
 }
 
 static inline ssize_t ffio_ofd_write_hit_pos(struct ffio_ofd *o, const void *buf, size_t n)
 {
-	ssize_t r = ffio_ofd_write_hit(o, buf, n, o->pos);
-	if (r > 0)
-		o->pos += r;
-	return r;
+	return ffio_ofd_write_hit_at(o, buf, n, o->pos, 1);
 }
 
 /* An absolute seek within the kernel's limits sets the position, and a
@@ -481,6 +523,8 @@ int ffio_file_stat_size(struct ffio_file *f, off_t kernel, off_t *len);
 /* With f->lock held: f's writes to the kernel; then (drop_clean) the stack
  * forgets its clean data and sizes, whether or not writing back failed. */
 int ffio_file_write_back(struct ffio_file *f, int drop_clean);
+/* One more reference on f, given back with ffio_file_put (ffio_ext.h). */
+void ffio_file_get(struct ffio_file *f);
 /* ffio_file_flush, _fsync, _invalidate, _discard, _stats, _find_inode,
  * _put, _hold, _unhold and _set_flag: ffio_ext.h. */
 /* Make the kernel's view current before another path reads the file

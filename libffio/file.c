@@ -94,6 +94,13 @@ static void put_locked(struct ffio_file *f)
 		file_free(f);
 }
 
+void ffio_file_get(struct ffio_file *f)
+{
+	pthread_mutex_lock(&files_lock);
+	f->refs++;
+	pthread_mutex_unlock(&files_lock);
+}
+
 void ffio_file_put(struct ffio_file *f)
 {
 	if (!f)

@@ -68,13 +68,18 @@ static void fork_after(int child)
 	ffio_files_fork_after();
 }
 
+/* A handler that waited through the fork (handlers.c) runs in the parent
+ * once the locks are released; the child never got the signal. */
 void ffio_fork_parent(void)
 {
 	fork_after(0);
+	if (ffio_in_lib == 0)
+		ffio_signal_run_waiting();
 }
 
 void ffio_fork_child(void)
 {
 	ffio_pid = getpid();
+	ffio_signal_forget_waiting();
 	fork_after(1);
 }

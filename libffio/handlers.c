@@ -10,6 +10,16 @@
  * the trampoline.  A handler left by siglongjmp or longjmp is counted out
  * there.  Handlers set by a raw system call are not seen; nor are sigset
  * and sysv_signal (handlers installed that way run as before).
+ *
+ * A signal that comes while the thread is inside ffio (ffio_in_lib: a
+ * cache half-updated, a lock held) does not run its handler there: the
+ * handler's own calls on a managed file would find the file mid-change.
+ * The trampoline keeps the signal, blocks the program's other signals
+ * when it returns, and the handler runs when the thread leaves ffio
+ * (ffio_leave), with the mask the kernel gave it, before the call
+ * returns: as if the signal had come as the call ended.  Not the signals
+ * of a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS), whose
+ * handler must run where the fault is.
  */
 #include "config.h"
 
@@ -17,6 +27,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "ffio-internal.h"
 #include "interpose.h"
@@ -31,16 +42,91 @@ static struct {
 	int added_siginfo; /* the kernel's action has SA_SIGINFO the program did not give */
 } program[NSIG];
 
-static void trampoline(int sig, siginfo_t *si, void *uc)
+/* A signal whose handler waits until the thread leaves ffio (while
+ * ffio_signal_waiting): its number and information, the handler, the
+ * thread's mask before the signal came and the mask the kernel set for
+ * the handler. */
+static _Thread_local struct {
+	int sig;
+	siginfo_t info;
+	void (*plain)(int);
+	void (*with_info)(int, siginfo_t *, void *);
+	sigset_t before, during;
+} waiting;
+
+static int of_a_fault(int sig)
 {
-	void (*info)(int, siginfo_t *, void *) = __atomic_load_n(&program[sig].info, __ATOMIC_ACQUIRE);
-	void (*plain)(int) = __atomic_load_n(&program[sig].plain, __ATOMIC_ACQUIRE);
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+	       sig == SIGSYS;
+}
+
+/* Every signal a handler of the program may catch, but those of a fault
+ * and the C library's own (below SIGRTMIN), blocked in set. */
+static void block_program_signals(sigset_t *set)
+{
+	for (int s = 1; s < NSIG; s++)
+		if (!of_a_fault(s) && (s < 32 || s >= SIGRTMIN))
+			sigaddset(set, s);
+}
+
+static void run(int sig, siginfo_t *si, void *uc, void (*plain)(int), void (*info)(int, siginfo_t *, void *))
+{
 	ffio_in_handler++;
 	if (info)
 		info(sig, si, uc);
 	else if (plain)
 		plain(sig);
 	ffio_in_handler--;
+}
+
+static void trampoline(int sig, siginfo_t *si, void *uc)
+{
+	void (*info)(int, siginfo_t *, void *) = __atomic_load_n(&program[sig].info, __ATOMIC_ACQUIRE);
+	void (*plain)(int) = __atomic_load_n(&program[sig].plain, __ATOMIC_ACQUIRE);
+	/* Claimed first: a signal that interrupts this (one not in the
+	 * handler's mask) runs its handler at once, as before ffio waited. */
+	if (ffio_in_lib > 0 && !of_a_fault(sig) && uc != NULL && !ffio_signal_waiting++) {
+		ucontext_t *ctx = uc;
+		int saved = errno;
+		waiting.sig = sig;
+		waiting.info = *si;
+		waiting.plain = plain;
+		waiting.with_info = info;
+		waiting.before = ctx->uc_sigmask;
+		int rc = pthread_sigmask(SIG_BLOCK, NULL, &waiting.during);
+		errno = saved;
+		if (rc == 0) {
+			block_program_signals(&ctx->uc_sigmask);
+			return;
+		}
+		ffio_signal_waiting = 0;
+	}
+	run(sig, si, uc, plain, info);
+}
+
+void ffio_signal_run_waiting(void)
+{
+	if (!ffio_signal_waiting)
+		return;
+	int saved = errno;
+	ucontext_t uc;
+	memset(&uc, 0, sizeof uc);
+	(void)getcontext(&uc);
+	uc.uc_sigmask = waiting.before;
+	siginfo_t si = waiting.info;
+	ffio_signal_waiting = 0;
+	(void)pthread_sigmask(SIG_SETMASK, &waiting.during, NULL);
+	run(waiting.sig, &si, &uc, waiting.plain, waiting.with_info);
+	(void)pthread_sigmask(SIG_SETMASK, &waiting.before, NULL);
+	errno = saved;
+}
+
+void ffio_signal_forget_waiting(void)
+{
+	if (!ffio_signal_waiting)
+		return;
+	ffio_signal_waiting = 0;
+	(void)pthread_sigmask(SIG_SETMASK, &waiting.before, NULL);
 }
 
 static int is_function(void (*h)(int))

@@ -60,7 +60,9 @@ __attribute__((constructor(102))) static void init_ctor(void)
  * summaries of files never closed. */
 __attribute__((destructor)) static void exit_dtor(void)
 {
+	ffio_in_lib++;
 	ffio_exit_all();
+	ffio_leave();
 }
 
 uint64_t ffio_now_ns(void)

@@ -53,7 +53,7 @@ static inline ssize_t result(ssize_t r)
 	({                                  \
 		ffio_in_lib++;              \
 		__typeof__(expr) r_ = expr; \
-		ffio_in_lib--;              \
+		ffio_leave();               \
 		r_;                         \
 	})
 

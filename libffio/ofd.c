@@ -31,7 +31,7 @@
 		__typeof__(expr) r_ = (expr);                    \
 		if (locked_)                                     \
 			pthread_mutex_unlock(&(f)->lock);        \
-		ffio_in_lib--;                                   \
+		ffio_leave();                                    \
 		r_;                                              \
 	})
 

@@ -524,6 +524,21 @@ static int lock_other(int fd, int cmd, struct flock *fl)
 	return rc;
 }
 
+/* A lock that may wait: the wait is the program's, made outside ffio
+ * (which holds nothing meanwhile), so that its signal handlers run as
+ * their signals come, as with the kernel: an alarm's that leaves the wait
+ * by siglongjmp, or one that closes the descriptor (the caller holds the
+ * file). */
+static int wait_outside(int fd, int cmd, struct flock *fl)
+{
+	if (ffio_in_lib != 1) /* not the program's call alone */
+		return ffio_real.fcntl(fd, cmd, fl);
+	ffio_leave();
+	int rc = ffio_real.fcntl(fd, cmd, fl);
+	ffio_in_lib++;
+	return rc;
+}
+
 /* A record lock on a managed file.  Positions relative to the file
  * position or its end are made absolute from ffio's view (the kernel's
  * offset and size lag behind the stack's).  Releasing flushes the dirty
@@ -551,16 +566,21 @@ static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 	int release = is_setlk(cmd) && fl.l_type == F_UNLCK;
 	if (release)
 		lock_order(0);
-	int rc = ffio_real.fcntl(fd, cmd, &fl);
-	if (rc < 0)
-		return -errno;
-	if (is_getlk(cmd)) {
+	int waits = !release && (cmd == F_SETLKW || cmd == F_OFD_SETLKW);
+	if (waits)
+		ffio_file_get(f);
+	int rc = waits ? wait_outside(fd, cmd, &fl) : ffio_real.fcntl(fd, cmd, &fl);
+	if (rc < 0) {
+		rc = -errno;
+	} else if (is_getlk(cmd)) {
 		*app = fl;
 	} else if (!release) {
 		if (cmd == F_SETLK || cmd == F_SETLKW)
 			__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
 		lock_taken(fd, 1);
 	}
+	if (waits)
+		ffio_file_put(f);
 	return rc;
 }
 

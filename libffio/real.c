@@ -15,7 +15,7 @@
 
 struct ffio_real ffio_real;
 int ffio_real_state;
-_Thread_local int ffio_in_lib __attribute__((tls_model("initial-exec")));
+_Thread_local struct ffio_thread_state ffio_thread __attribute__((tls_model("initial-exec")));
 static _Thread_local int resolving; /* this thread is inside the resolution */
 
 /* RTLD_NEXT finds the definition after libffio (the C library, or another

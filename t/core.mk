@@ -24,3 +24,6 @@ t_core_fork_locks_LDADD = libffio.la -lpthread
 check_PROGRAMS += t/core_park
 TESTS += t/core_park
 t_core_park_LDADD = libffio_core.la
+check_PROGRAMS += t/core_signal_wait
+TESTS += t/core_signal_wait
+t_core_signal_wait_LDADD = libffio_core.la

@@ -758,7 +758,8 @@ static const struct {
 	{"fd_numbers", case_fd_numbers},   {"stat_times", case_stat_times},
 	{"locks", case_locks},             {"messages", case_messages},
 	{"shared_index", case_shared_index}, {"handlers", case_handlers},
-	{"crash_report", case_crash_report},
+	{"crash_report", case_crash_report}, {"timer_log", case_timer_log},
+	{"lock_timeout", case_lock_timeout},
 	{"kernel_files", case_kernel_files}, {"grown_behind", case_grown_behind},
 	{"fd_list", case_fd_list},         {"heard", case_heard},
 };

@@ -11,6 +11,8 @@ void case_messages(void);
 void case_shared_index(void);
 void case_handlers(void);
 void case_crash_report(void);
+void case_timer_log(void);
+void case_lock_timeout(void);
 void case_grown_behind(void);
 void case_heard(void);
 /* Byte at of file becomes 'A' + at (case heard's writer): 0 or -1. */

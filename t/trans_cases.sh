@@ -8,7 +8,8 @@
 # RLIMIT_NOFILE, stat's times and blocks after cached writes, record
 # locks, a child's message to its parent, shared memory guarded by a
 # record lock, signal handlers as set, a crash report a fatal signal's
-# handler writes, files in /proc and /sys, a file
+# handler writes, a timer's handler logging during a long call, a lock
+# wait left by an alarm's jump, files in /proc and /sys, a file
 # another process grows and cuts, the list in /proc/self/fd, what the
 # process reads after another one tells it of a change): each case
 # runs raw, then preloaded over several stacks, and must print the same

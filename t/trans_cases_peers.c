@@ -1,7 +1,9 @@
 /* t/trans_cases_peers.c -- the cases of t/trans_cases in which another
  * process reads or writes the file: a message from a child to its parent
  * (the writer's side), shared memory guarded by a record lock, signal
- * handlers as set, a crash report a handler writes, a file grown and cut
+ * handlers as set, a crash report a handler writes, a timer's handler
+ * logging while the program is inside a long call, a lock wait left by an
+ * alarm's jump, a file grown and cut
  * behind the process, and what the process hears from another one (the
  * reader's side). */
 #define _GNU_SOURCE
@@ -19,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -300,6 +303,104 @@ void case_crash_report(void)
 	printf("the file: %zd bytes\n%.*s", n, n > 0 ? (int)n : 0, got);
 	close(fd);
 	exit(0);
+}
+
+/* A timer's handler that logs (a profiler's, a heartbeat's) while the
+ * program is inside a long call on another managed file: the handler's
+ * record lands after the program's own, whole, as with the kernel, and
+ * the long call's bytes are all there.  Each round writes its record,
+ * arms a one-shot timer, writes 8 MiB to big.dat (some milliseconds: the
+ * timer fires during the call), then waits for the handler if it has not
+ * run yet. */
+static int log_fd;
+static volatile sig_atomic_t ticks;
+static void on_tick(int sig)
+{
+	char rec[] = "H00|";
+	(void)sig;
+	rec[1] = (char)('0' + ticks / 10);
+	rec[2] = (char)('0' + ticks % 10);
+	if (write(log_fd, rec, 4) != 4)
+		_exit(3);
+	ticks++;
+}
+
+void case_timer_log(void)
+{
+	enum { ROUNDS = 12, BIG = 8 << 20 };
+	char big_path[4200], rec[] = "M00|";
+	snprintf(big_path, sizeof big_path, "%.*s/big.dat", (int)(strrchr(path, '/') - path), path);
+	char *big = malloc(BIG), *back = malloc(BIG);
+	log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int big_fd = open(big_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	struct sigaction sa = {.sa_handler = on_tick};
+	sigset_t alarm_set, old;
+	sigemptyset(&alarm_set);
+	sigaddset(&alarm_set, SIGALRM);
+	if (!big || !back || log_fd < 0 || big_fd < 0 || sigaction(SIGALRM, &sa, NULL) < 0)
+		exit(1);
+	for (int r = 0; r < ROUNDS; r++) {
+		struct itimerval once = {.it_value = {0, 200}};
+		rec[1] = (char)('0' + r / 10);
+		rec[2] = (char)('0' + r % 10);
+		memset(big, 'a' + r, BIG);
+		if (write(log_fd, rec, 4) != 4 || setitimer(ITIMER_REAL, &once, NULL) < 0 ||
+		    pwrite(big_fd, big, BIG, 0) != BIG)
+			exit(2);
+		sigprocmask(SIG_BLOCK, &alarm_set, &old);
+		while (ticks == r)
+			sigsuspend(&old);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	ssize_t n = pread(big_fd, back, BIG, 0);
+	printf("ticks %d; big.dat: %zd bytes back, all '%c': %d\n", (int)ticks, n, 'a' + ROUNDS - 1,
+	       n == BIG && back[0] == 'a' + ROUNDS - 1 && memcmp(back, back + 1, BIG - 1) == 0);
+	exit(close(log_fd) < 0 || close(big_fd) < 0 ? 4 : 0);
+}
+
+/* A wait for a record lock given up by an alarm whose handler leaves by
+ * siglongjmp (a lock with a timeout), with SA_RESTART: the program then
+ * writes on, and reads what it wrote before and after (cached both).
+ * Another process holds the lock until told. */
+void case_lock_timeout(void)
+{
+	int held[2], go[2];
+	char c, got[64];
+	if (pipe(held) < 0 || pipe(go) < 0)
+		exit(1);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		int rc = fd < 0 ? -1 : fcntl(fd, F_SETLK, &whole);
+		alarm(20); /* a library that never leaves the wait fails, not hangs */
+		if (write(held[1], "h", 1) != 1 || rc < 0)
+			_exit(2);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 3);
+	}
+	if (read(held[0], &c, 1) != 1)
+		exit(1);
+	int fd = open(path, O_RDWR);
+	if (fd < 0)
+		exit(1);
+	put(fd, "before|");
+	struct sigaction sa = {.sa_handler = jump_out, .sa_flags = SA_RESTART};
+	struct flock mine = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	struct itimerval once = {.it_value = {0, 20000}};
+	int rc = -2;
+	sigaction(SIGALRM, &sa, NULL);
+	if (sigsetjmp(jump_back, 1) == 0) {
+		setitimer(ITIMER_REAL, &once, NULL);
+		rc = fcntl(fd, F_SETLKW, &mine);
+	}
+	printf("lock wait: %d (-2: left by the alarm's jump)\n", rc);
+	put(fd, "after|");
+	ssize_t n = pread(fd, got, sizeof got, 0);
+	printf("read back: %.*s\n", n > 0 ? (int)n : 0, got);
+	ssize_t told = write(go[1], "g", 1);
+	printf("told: %zd; holder: %d\n", told, waitpid(pid, NULL, 0) == pid);
+	exit(close(fd) < 0 ? 4 : 0);
 }
 
 /* A file another process grows and cuts while this one holds it open and
