@@ -7,7 +7,7 @@
 lib_LTLIBRARIES += libffio.la
 noinst_LTLIBRARIES += libffio_core.la
 include_HEADERS += include/ffio.h include/ffio_ext.h
-noinst_HEADERS += libffio/ffio-internal.h libffio/interpose.h
+noinst_HEADERS += libffio/ffio-internal.h libffio/interpose.h libffio/real.h
 libffio_core_la_SOURCES = \
 	libffio/log.c \
 	libffio/real.c \
