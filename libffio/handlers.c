@@ -35,24 +35,29 @@
 _Thread_local int ffio_in_handler __attribute__((tls_model("initial-exec")));
 
 /* The program's handler of each signal that ffio's trampoline stands for:
- * one of the two, as SA_SIGINFO said. */
+ * one of the two, as SA_SIGINFO said; and what the kernel blocks while it
+ * runs (sa_mask, and the signal itself without SA_NODEFER). */
 static struct {
 	void (*plain)(int);
 	void (*info)(int, siginfo_t *, void *);
 	int added_siginfo; /* the kernel's action has SA_SIGINFO the program did not give */
+	sigset_t blocks;
 } program[NSIG];
 
 /* A signal whose handler waits until the thread leaves ffio (while
  * ffio_signal_waiting): its number and information, the handler, the
- * thread's mask before the signal came and the mask the kernel set for
- * the handler. */
+ * registers it interrupted (as a profiler's handler reads them from its
+ * context), the thread's mask before it came and the mask the kernel sets
+ * for the handler.  No system call is made to keep it: a timer that
+ * fires every few microseconds keeps this path busy. */
 static _Thread_local struct {
 	int sig;
 	siginfo_t info;
 	void (*plain)(int);
 	void (*with_info)(int, siginfo_t *, void *);
+	gregset_t registers;
 	sigset_t before, during;
-} waiting;
+} waiting __attribute__((tls_model("initial-exec")));
 
 static int of_a_fault(int sig)
 {
@@ -87,19 +92,15 @@ static void trampoline(int sig, siginfo_t *si, void *uc)
 	 * handler's mask) runs its handler at once, as before ffio waited. */
 	if (ffio_in_lib > 0 && !of_a_fault(sig) && uc != NULL && !ffio_signal_waiting++) {
 		ucontext_t *ctx = uc;
-		int saved = errno;
 		waiting.sig = sig;
 		waiting.info = *si;
 		waiting.plain = plain;
 		waiting.with_info = info;
+		memcpy(waiting.registers, ctx->uc_mcontext.gregs, sizeof waiting.registers);
 		waiting.before = ctx->uc_sigmask;
-		int rc = pthread_sigmask(SIG_BLOCK, NULL, &waiting.during);
-		errno = saved;
-		if (rc == 0) {
-			block_program_signals(&ctx->uc_sigmask);
-			return;
-		}
-		ffio_signal_waiting = 0;
+		sigorset(&waiting.during, &ctx->uc_sigmask, &program[sig].blocks);
+		block_program_signals(&ctx->uc_sigmask);
+		return;
 	}
 	run(sig, si, uc, plain, info);
 }
@@ -110,14 +111,14 @@ void ffio_signal_run_waiting(void)
 		return;
 	int saved = errno;
 	ucontext_t uc;
-	memset(&uc, 0, sizeof uc);
-	(void)getcontext(&uc);
+	memset(&uc, 0, sizeof uc); /* no floating-point state: it stayed in the signal's frame */
+	memcpy(uc.uc_mcontext.gregs, waiting.registers, sizeof waiting.registers);
 	uc.uc_sigmask = waiting.before;
 	siginfo_t si = waiting.info;
 	ffio_signal_waiting = 0;
 	(void)pthread_sigmask(SIG_SETMASK, &waiting.during, NULL);
 	run(waiting.sig, &si, &uc, waiting.plain, waiting.with_info);
-	(void)pthread_sigmask(SIG_SETMASK, &waiting.before, NULL);
+	(void)pthread_sigmask(SIG_SETMASK, &uc.uc_sigmask, NULL);
 	errno = saved;
 }
 
@@ -137,6 +138,9 @@ static int is_function(void (*h)(int))
 static void remember(int sig, const struct sigaction *act)
 {
 	int info = (act->sa_flags & SA_SIGINFO) != 0;
+	program[sig].blocks = act->sa_mask;
+	if (!(act->sa_flags & SA_NODEFER))
+		sigaddset(&program[sig].blocks, sig);
 	__atomic_store_n(&program[sig].info, info ? act->sa_sigaction : NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&program[sig].plain, info ? NULL : act->sa_handler, __ATOMIC_RELEASE);
 }

@@ -13,21 +13,24 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 #include "tap.h"
 
 static volatile sig_atomic_t order[8], norder, usr1_value, usr1_code, usr1_mask_usr1, usr1_mask_hup;
-static volatile sig_atomic_t segv_inside;
+static volatile sig_atomic_t segv_inside, usr1_context;
 static sigjmp_buf back;
 
 static void on_usr1(int sig, siginfo_t *si, void *uc)
 {
 	sigset_t now;
+	const ucontext_t *ctx = uc;
 	(void)sig;
-	(void)uc;
 	order[norder++] = SIGUSR1;
+	/* The interrupted place: an instruction, and the mask before the signal. */
+	usr1_context = ctx && ctx->uc_mcontext.gregs[REG_RIP] != 0 && !sigismember(&ctx->uc_sigmask, SIGUSR1);
 	usr1_value = si->si_value.sival_int;
 	usr1_code = si->si_code;
 	pthread_sigmask(SIG_BLOCK, NULL, &now);
@@ -74,7 +77,7 @@ int main(void)
 	sigemptyset(&info.sa_mask);
 	sigaddset(&info.sa_mask, SIGHUP);
 	ffio_init();
-	tap_plan(16);
+	tap_plan(17);
 	if (sigaction(SIGUSR1, &info, NULL) < 0 || sigaction(SIGUSR2, &plain, NULL) < 0 ||
 	    sigaction(SIGSEGV, &segv, NULL) < 0) {
 		tap_ok(0, "sigaction: %s", strerror(errno));
@@ -109,6 +112,7 @@ int main(void)
 	tap_ok(usr1_value == 42 && usr1_code == SI_QUEUE, "with the signal's siginfo (value %d, code %d)",
 	       (int)usr1_value, (int)usr1_code);
 	tap_ok(usr1_mask_usr1 && usr1_mask_hup, "with the mask the kernel gives it (the signal, sa_mask)");
+	tap_ok(usr1_context, "its context: the interrupted instruction and the mask before the signal");
 	tap_ok(e == EAGAIN, "the program's errno is kept (%s)", strerrorname_np(e));
 	tap_ok(!blocked(SIGUSR1) && !blocked(SIGUSR2) && !blocked(SIGHUP) && !ffio_signal_waiting,
 	       "then the thread's mask is as before");
