@@ -15,3 +15,4 @@ include t/diff.mk
 include t/judges.mk
 include t/valgrind.mk
 include t/dfs.mk
+include t/share.mk
