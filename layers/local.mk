@@ -13,6 +13,7 @@ libffio_core_la_SOURCES += \
 	layers/cache/evict.c \
 	layers/cache/below.c \
 	layers/cache/flush.c \
+	layers/cache/sieve.c \
 	layers/cache/write.c \
 	layers/cache/readahead.c \
 	layers/cache/read.c \

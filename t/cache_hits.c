@@ -779,13 +779,18 @@ static void white_box_sieve(void)
 		return;
 	wcase(0, FULL, 8, 4 * WP + 10, "");   /* the last page, loaded: known */
 	wcase(1, FULL, 8, 4 * WP + 1000, ""); /* one hull */
-	wcase(1, HIT, 8, 4 * WP + 2000, "after the hull: it grows, with holes");
+	/* The first hole in the hull: the full path gives the page a map of
+	 * the bytes written (the hit path allocates nothing). */
+	wcase(1, THEN_FULL, 8, 4 * WP + 2000, "after the hull, leaving a hole");
+	struct cpage *p = ca->pages.lru.prev;
+	tap_ok(p->wmap && p->wcount == 16 && p->holes, "the hull [1000, 2008) has a map: 16 bytes written");
+	wcase(1, HIT, 8, 4 * WP + 3000, "after the hull: it grows, with holes");
 	wcase(1, HIT, 8, 4 * WP + 500, "before the hull: it grows down");
 	wcase(1, HIT, 8, 4 * WP + 1500, "inside the hull");
 	wcase(0, HIT, 8, 4 * WP + 1800, "of a gap in the hull (zeros)");
-	struct cpage *p = ca->pages.lru.prev;
-	tap_ok(p->known && p->holes && p->next_ext == 1 && p->ext[0].lo == 500 && p->ext[0].hi == 2008,
-	       "the known page holds one hull [500, 2008), with holes");
+	p = ca->pages.lru.prev;
+	tap_ok(p->known && p->holes && p->next_ext == 1 && p->ext[0].lo == 500 && p->ext[0].hi == 3008 &&
+	       p->wcount == 40, "the known page holds one hull [500, 3008), with holes, 40 bytes written");
 	/* A page of existing data, unknown: extents, not a hull.  The hit
 	 * refuses a first record elsewhere, a new extent when the array is
 	 * full (4, 8, 16) and from page/2048 = 32 extents on. */

@@ -92,10 +92,8 @@ int cache_pg_load(struct cache *c, struct cpage *p)
 	}
 	p->known = 1;
 	p->nvalid = 0;
-	if (is_sieve(c) && p->next_ext > 1) {
-		ext_to_hull(p);
-		p->holes = 1;
-	}
+	if (is_sieve(c) && p->next_ext > 1)
+		(void)cache_hull_map(c, p); /* no memory: its extents stay exact */
 	return 0;
 }
 

@@ -231,6 +231,12 @@ static void report(struct cache *c)
 		     s->below_wbytes, s->bypass, s->async_writes, s->async_reads, s->ev_clean,
 		     s->ev_complete, s->ev_gaps, s->ev_loop, c->pages.npages_peak, c->conf.limit,
 		     (size_t)c->pages.npages_peak * (c->conf.page >> 10));
+	if (n > 0 && (size_t)n < sizeof text && is_sieve(c))
+		n += snprintf(text + n, sizeof text - (size_t)n,
+			      "  sieve: %" PRIu64 " flushes filled gaps under a lock, %" PRIu64
+			      " wrote the written bytes alone (no lock to be had); %" PRIu64
+			      " waits for another process's lock\n",
+			      s->sieve_locked, s->sieve_unlocked, s->sieve_waits);
 	if (n > 0)
 		ffio_log_raw(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
 }

@@ -18,7 +18,10 @@
  * below, zeros past the end of file, or written by the application); an
  * unknown page holds valid bytes only inside its dirty extents.  Dirty
  * extents are a sorted array of disjoint [lo, hi) ranges per page; a known
- * page under sieving keeps one hull extent instead.  An unknown page may
+ * page under sieving keeps one hull extent instead, and once the hull
+ * spans bytes the application did not write, a written map (wmap, a bit
+ * per byte) of those it did: what the page holds of the application's is
+ * always known to the byte, whatever the sieve writes (sieve.c).  An unknown page may
  * also hold a few ranges of clean valid bytes (records fetched alone by
  * strided read-ahead, the parts of runs fetched alone, data just written
  * behind).
@@ -41,7 +44,8 @@
  *   async.c      requests in flight below: submission, completion, waiting
  *   evict.c      write-behind, victims, loops larger than the cache
  *   below.c      reads from below into pages
- *   flush.c      dirty data written below in runs; sieving; flush points
+ *   flush.c      dirty data written below in runs; flush points
+ *   sieve.c      the gaps of sieved pages filled under a lock on the range
  *   write.c      the write method
  *   readahead.c  read-ahead along patterns and runs; advice to the kernel
  *   read.c       the read method
@@ -82,13 +86,20 @@ struct cpage {
 	unsigned pin : 1;                 /* being filled: not a victim */
 	unsigned failed : 1;              /* scratch flag of a flush */
 	unsigned reading : 1;             /* a read into it is in flight */
-	unsigned holes : 1;               /* a sieve hull spans bytes not written */
+	unsigned holes : 1;               /* a sieve hull spans bytes not written (wmap says which) */
 	unsigned evicted : 1;             /* written behind to make room (counted) */
 	unsigned chunked : 1;             /* data is carved from a huge chunk */
+	unsigned fill : 2;                /* scratch of a sieving flush: written whole (FILL, sieve.c) */
 	uint16_t inflight;                /* requests below using data */
+	uint32_t wcount;                  /* bytes marked in wmap */
+	uint64_t *wmap;                   /* a sieve hull's written bytes, a bit each, or NULL */
 	uint8_t nvalid;                   /* clean valid ranges of an unknown page: */
 	struct cext valid[MAX_VALID];     /* sorted, disjoint, not touching */
 };
+
+/* cpage.fill: its gaps are the file's bytes (zeros past the end, or
+ * loaded under the lock), or are to be read again under it. */
+enum { FILL = 1, FILL_REFRESH = 2 };
 
 /* The page budget: one per file, or one per entry with .shared. */
 struct cpool {
@@ -250,6 +261,8 @@ struct cache_stats {
 	uint64_t below_reads, below_writes, below_rbytes, below_wbytes;
 	uint64_t ev_clean, ev_complete, ev_gaps, bypass, ev_loop;
 	uint64_t async_writes, async_reads;
+	uint64_t sieve_locked, sieve_unlocked; /* flushes that filled gaps under a lock; that could not lock */
+	uint64_t sieve_waits;        /* locks another process held, waited for */
 };
 
 struct cache {
@@ -293,6 +306,10 @@ static inline int cache_hot_due(const struct cache *c, const struct cache_hot *h
 }
 
 #define CACHE(l) ((struct cache *)(l))
+
+/* page.c: the written map of a sieve hull (used by the helpers below) */
+int cache_hull_map(struct cache *c, struct cpage *p);
+void cache_wmap_drop(struct cpage *p);
 
 /* ---- helpers on the hot paths ------------------------------------------ */
 
@@ -343,13 +360,33 @@ static inline int pg_holds(const struct cpage *p, uint32_t lo, uint32_t hi)
 	return p->known || ext_covers(p, lo, hi) || valid_covers(p, lo, hi, &at);
 }
 
-/* A known page under sieving needs only the hull of its dirty bytes. */
-static inline void ext_to_hull(struct cpage *p)
+/* The mask of bits [lo, hi) within word w of a map (hi > lo). */
+static inline uint64_t wmap_word_mask(uint32_t w, uint32_t lo, uint32_t hi)
 {
-	if (p->next_ext > 1) {
-		p->ext[0].hi = p->ext[p->next_ext - 1].hi;
-		p->next_ext = 1;
+	uint64_t m = ~(uint64_t)0;
+	if (w == lo >> 6)
+		m &= ~(uint64_t)0 << (lo & 63);
+	if (w == (hi - 1) >> 6)
+		m &= ~(uint64_t)0 >> (63 - ((hi - 1) & 63));
+	return m;
+}
+
+/* Mark [lo, hi) written in p's map. */
+static inline void wmap_set(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+		uint64_t m = wmap_word_mask(w, lo, hi);
+		p->wcount += (uint32_t)__builtin_popcountll(m & ~p->wmap[w]);
+		p->wmap[w] |= m;
 	}
+}
+
+/* The same, p's hull already spanning it: and whether the hull still has
+ * holes. */
+static inline void wmap_mark(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	wmap_set(p, lo, hi);
+	p->holes = p->wcount < p->ext[0].hi - p->ext[0].lo;
 }
 
 static inline size_t hash_of(const struct cache *c, int64_t pno)
@@ -439,6 +476,8 @@ static inline void pg_set_clean(struct cache *c, struct cpage *p)
 		c->pages.ndirty--;
 	}
 	p->holes = 0;
+	if (p->wmap)
+		cache_wmap_drop(p);
 }
 
 static inline off_t pg_start(const struct cache *c, int64_t pno)
@@ -578,6 +617,14 @@ int cache_pg_load(struct cache *c, struct cpage *p);
 int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra);
 int cache_pg_load_range(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi);
 int cache_pg_fill(struct cache *c, struct cpage *p);
+
+/* sieve.c */
+int cache_sieve_lock(struct cache *c, off_t off, off_t len, short type);
+int cache_sieve_prepare(struct cache *c, struct cpage **set, size_t n, int *locked);
+void cache_sieve_unlock(struct cache *c);
+void cache_sieve_span(const struct cache *c, struct cpage **set, size_t n, size_t i, uint32_t *lo,
+		      uint32_t *hi);
+int cache_sieve_run(const struct cpage *p, uint32_t at, uint32_t hi, int written, uint32_t *a, uint32_t *b);
 
 /* flush.c */
 int cache_flush_set(struct cache *c, struct cpage **set, size_t n);

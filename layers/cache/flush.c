@@ -120,42 +120,17 @@ static int add_zeros(struct cache *c, struct run *r, struct cpage **set, size_t 
 	return err;
 }
 
-/* A dirty page the sieve may write as a whole without reading it: known,
- * or unknown but wholly past the end of the file below (below_end), where
- * the bytes it was not given are zeros. */
-static int zero_past_end(const struct cache *c, const struct cpage *p, off_t below_end)
-{
-	return !p->known && !c->conf.direct && p->next_ext && pg_start(c, p->pno) >= below_end;
-}
-
-static int sieve_whole(const struct cache *c, const struct cpage *p, off_t below_end)
-{
-	return p->known || zero_past_end(c, p, below_end);
-}
-
-/* Is an unknown dirty page of existing data worth reading so that the
- * sieve writes it in one piece?  Only when its extents lie closer than
- * SIEVE_READ_SPACING apart on average: then one read and one write cost
- * less than a write per extent.  A page with a few long extents (netCDF
- * writes whole windows) is written extent by extent: reading 1 MiB for
- * each one evicted made tiles written into a file four times the cache
- * 0.7x raw (bench/netcdf_tilerec.sh at 600x600x150), 4.1 GB read below
- * for a 216 MB file. */
-#define SIEVE_READ_SPACING 8192
-static int sieve_read_pays(const struct cache *c, const struct cpage *p)
-{
-	return (size_t)p->next_ext * SIEVE_READ_SPACING >= c->conf.page;
-}
-
 /* Write the dirty data of the pages set[0..n) (any order): every run of
- * adjacent bytes becomes one vector request.  With sieving (or O_DIRECT),
- * known pages are written from their first to their last dirty byte (and
- * across to a dirty neighbour), or block-aligned.  On error the failed
- * pages' data is dropped (they become unknown); the first error returns. */
+ * adjacent bytes becomes one vector request.  With sieving, pages whose
+ * gaps were filled under a lock (sieve.c) are written from their first to
+ * their last dirty byte (and across to a neighbour written so), the
+ * others' written bytes alone; with O_DIRECT, block-aligned.  On error
+ * the failed pages' data is dropped (they become unknown); the first
+ * error returns. */
 int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 {
 	struct run *r;
-	int first = 0, err, sieve = is_sieve(c);
+	int first = 0, err, locked = 0, sieve = is_sieve(c) && !c->conf.direct;
 	off_t true_size, dsize = 0;
 
 	if (n == 0)
@@ -166,31 +141,33 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 	r->len = 0;
 	r->end = 0;
 	qsort(set, n, sizeof *set, cmp_pno);
+	for (size_t i = 0; i < n; i++)
+		set[i]->failed = 0;
+	int waiting = c->async.waiting;
+	if (sieve) {
+		first = cache_sieve_prepare(c, set, n, &locked);
+		if (locked) /* the writes end before the lock goes */
+			c->async.waiting = 1;
+	}
 	int size_ok = disk_size(c, &dsize) == 0;
 	true_size = dsize > c->size.cached_end ? dsize : c->size.cached_end;
-	/* Pages wholly past the end below, as it is now (before this flush
-	 * writes anything), need no reading: their gaps are zeros. */
-	off_t below_end = size_ok ? dsize : INT64_MAX;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && c->conf.direct; i++) {
 		struct cpage *p = set[i];
-		p->failed = 0;
-		if (sieve && zero_past_end(c, p, below_end))
-			continue;
-		if ((c->conf.direct || (sieve && sieve_read_pays(c, p))) && !p->known &&
-		    (err = cache_pg_load(c, p)) < 0) {
-			if (c->conf.direct) { /* cannot write unaligned without the block's bytes */
-				p->failed = 1;
-				if (!first)
-					first = err;
-			}
+		if (!p->known && (err = cache_pg_load(c, p)) < 0) {
+			/* cannot write unaligned without the block's bytes */
+			p->failed = 1;
+			if (!first)
+				first = err;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct cpage *p = set[i];
+		uint32_t lo, hi;
 		if (p->failed || !p->next_ext)
 			continue;
 		if (c->conf.direct) {
-			uint32_t lo = p->ext[0].lo & ~(uint32_t)(BLOCK - 1), hi = 0;
+			lo = p->ext[0].lo & ~(uint32_t)(BLOCK - 1);
+			hi = 0;
 			for (uint32_t k = 0; k < p->next_ext; k++) {
 				uint32_t a = p->ext[k].lo & ~(uint32_t)(BLOCK - 1);
 				uint32_t b = (p->ext[k].hi + BLOCK - 1) & ~(uint32_t)(BLOCK - 1);
@@ -203,16 +180,9 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 			}
 			if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
 				first = err;
-		} else if (sieve && sieve_whole(c, p, below_end)) {
-			uint32_t lo = p->ext[0].lo, hi = p->ext[p->next_ext - 1].hi;
-			/* join a dirty neighbour written whole: the bytes between are known */
-			if (i > 0 && set[i - 1]->pno == p->pno - 1 && !set[i - 1]->failed &&
-			    sieve_whole(c, set[i - 1], below_end))
-				lo = 0;
-			if (i + 1 < n && set[i + 1]->pno == p->pno + 1 && !set[i + 1]->failed &&
-			    sieve_whole(c, set[i + 1], below_end))
-				hi = (uint32_t)c->conf.page;
-			if (p->known) {
+		} else if (p->fill) {
+			cache_sieve_span(c, set, n, i, &lo, &hi);
+			if (p->known) { /* its gaps are the file's bytes now */
 				if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
 					first = err;
 				continue;
@@ -228,9 +198,9 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 			}
 			if ((err = add_zeros(c, r, set, i, at, hi)) < 0 && !first)
 				first = err;
-		} else {
-			for (uint32_t k = 0; k < p->next_ext; k++)
-				if ((err = add_range(c, r, set, i, p->ext[k].lo, p->ext[k].hi)) < 0 && !first)
+		} else { /* the bytes the application wrote, and no other */
+			for (uint32_t at = 0; cache_sieve_run(p, at, (uint32_t)c->conf.page, 1, &lo, &hi); at = hi)
+				if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
 					first = err;
 		}
 	}
@@ -238,6 +208,12 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 		first = err;
 	off_t end = r->end;
 	free(r);
+	if (locked) {
+		if ((err = cache_wait_all(c)) < 0 && !first)
+			first = err;
+		cache_sieve_unlock(c);
+		c->async.waiting = waiting;
+	}
 	/* O_DIRECT wrote whole blocks: where a run ends past the true size,
 	 * cut the file back to it once the writes are done (only then: the
 	 * writes of a flush within the file stay in flight). */
@@ -261,6 +237,7 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 		}
 		pg_set_clean(c, p);
 		p->failed = 0;
+		p->fill = 0;
 	}
 	return first;
 }

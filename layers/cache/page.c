@@ -27,6 +27,56 @@ static int ext_reserve(struct cpage *p, uint32_t n)
 	return 0;
 }
 
+/* ---- the written map of a sieve hull ------------------------------------ */
+
+/* A sieved page that is known keeps one hull extent: from the first byte
+ * the application wrote to the last.  While every byte of the hull was
+ * written, the hull says it all; once it spans a byte that was not, the
+ * page gets a map with a bit for each byte written (wmap, wcount), kept
+ * until the page is clean.  Writing back, the sieve fills the unmarked
+ * bytes from below under a lock, or writes the marked ones alone
+ * (sieve.c): no byte goes below that the application did not write,
+ * unless it was read under a lock that kept other writers out. */
+
+/* Give p a map of its written bytes (its extents, exact until it has
+ * one) and make them one hull.  -ENOMEM: nothing changed. */
+int cache_hull_map(struct cache *c, struct cpage *p)
+{
+	uint32_t n = p->next_ext;
+
+	if (n == 0)
+		return 0;
+	if (!p->wmap) { /* the extents are exact: they are what was written */
+		if (!(p->wmap = calloc((c->conf.page + 63) / 64, sizeof *p->wmap)))
+			return -ENOMEM;
+		p->wcount = 0;
+		for (uint32_t i = 0; i < n; i++)
+			wmap_set(p, p->ext[i].lo, p->ext[i].hi);
+	}
+	p->ext[0].hi = p->ext[n - 1].hi;
+	p->next_ext = 1;
+	p->holes = p->wcount < p->ext[0].hi - p->ext[0].lo;
+	return 0;
+}
+
+void cache_wmap_drop(struct cpage *p)
+{
+	free(p->wmap);
+	p->wmap = NULL;
+	p->wcount = 0;
+}
+
+/* Unmark [lo, hi) of p's map: those bytes are no longer the page's to
+ * write (written below directly, or cut off). */
+static void wmap_unmark(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+		uint64_t m = wmap_word_mask(w, lo, hi);
+		p->wcount -= (uint32_t)__builtin_popcountll(m & p->wmap[w]);
+		p->wmap[w] &= ~m;
+	}
+}
+
 /* Mark [lo, hi) dirty, merging with touching extents. */
 int cache_ext_add(struct cpage *p, uint32_t lo, uint32_t hi)
 {
@@ -76,7 +126,7 @@ int cache_ext_add(struct cpage *p, uint32_t lo, uint32_t hi)
 }
 
 /* Forget [lo, hi) as dirty (superseded below, or truncated away). */
-int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
+static int ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
 {
 	uint32_t n = p->next_ext, out = 0;
 
@@ -101,6 +151,23 @@ int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
 	}
 	p->next_ext = out;
 	return 0;
+}
+
+/* Unmark [lo, hi): those bytes are no longer dirty (written below directly,
+ * or cut off).  A page left with no extent keeps no map. */
+int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
+{
+	int err = ext_remove(p, lo, hi);
+
+	if (err == 0 && p->wmap && hi > lo) {
+		wmap_unmark(p, lo, hi);
+		p->holes = 1; /* until the hull is made again (cache_hull_map) */
+	}
+	if (p->next_ext == 0 && p->wmap) {
+		cache_wmap_drop(p);
+		p->holes = 0;
+	}
+	return err;
 }
 
 /* ---- clean valid ranges of an unknown page ------------------------------ */
@@ -163,7 +230,7 @@ void cache_pg_free(struct cache *c, struct cpage *p)
 {
 	if (p->ra)
 		c->stats.ra_wasted++;
-	pg_set_clean(c, p);
+	pg_set_clean(c, p); /* (its map too) */
 	hash_remove(c, p);
 	lru_unlink(p);
 	cache_buf_put(c, p);

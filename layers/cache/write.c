@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include "cache.h"
@@ -47,7 +48,12 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 
 	c->stats.bypass++;
 	c->stats.below_writes++;
-	if ((err = ffio_below_pwritev_full(&c->base, &iov, 1, off)) < 0)
+	/* not inside another process's sieving (sieve.c) */
+	int locked = is_sieve(c) && !c->conf.direct && cache_sieve_lock(c, off, (off_t)n, F_RDLCK);
+	err = ffio_below_pwritev_full(&c->base, &iov, 1, off);
+	if (locked)
+		cache_sieve_unlock(c);
+	if (err < 0)
 		return err;
 	c->stats.below_wbytes += n;
 	if (c->size.below_known && off + (off_t)n > c->size.below)
@@ -135,6 +141,8 @@ static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
 	} else if (last->hi == (uint32_t)(off - start + (off_t)n) && step >= (off_t)n && (hull || step == (off_t)n)) {
 		w->ext = last; /* extending it */
 		w->holes = hull && step > (off_t)n;
+		if (w->holes && !p->wmap)
+			return; /* the full path gives the page its map */
 	} else {
 		return;
 	}
@@ -153,11 +161,10 @@ static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
 	char *dst = w->at.data + (off - w->at.start);
 	off_t next = off + w->at.step;
 
-	if (w->ext) {
+	if (w->ext)
 		w->ext->hi = (uint32_t)(off - w->at.start + (off_t)n);
-		if (w->holes)
-			w->page->holes = 1;
-	}
+	if (w->page->wmap)
+		wmap_mark(w->page, (uint32_t)(off - w->at.start), (uint32_t)(off - w->at.start + (off_t)n));
 	c->stats.n_write++;
 	c->stats.b_write += n;
 	if (off + (off_t)n > c->size.cached_end)
@@ -192,10 +199,8 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 	struct cext *last = &p->ext[p->next_ext - 1];
 	int sieve = is_sieve(c);
 	if (sieve && p->known) { /* the hull, as in cache_write_in */
-		if (p->next_ext != 1)
-			return 0;
-		if (hi < last->lo || lo > last->hi)
-			p->holes = 1;
+		if (p->next_ext != 1 || ((hi < last->lo || lo > last->hi) && !p->wmap))
+			return 0; /* (the full path gives the page its map) */
 		if (lo < last->lo)
 			last->lo = lo;
 	} else if (lo < last->lo) {
@@ -208,6 +213,8 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 	}
 	if (last && hi > last->hi)
 		last->hi = hi;
+	if (p->wmap)
+		wmap_mark(p, lo, hi);
 	copy_record(p->data + lo, buf, n);
 	c->stats.n_write++;
 	c->stats.b_write += n;
@@ -400,20 +407,26 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			if (p->inflight && (err = cache_pg_wait(c, p)) < 0) /* never modified in flight */
 				return done ? (ssize_t)done : err;
 		}
+		/* A sieved known page keeps a hull; a map of its written bytes
+		 * once the hull would span one not written (before the copy: a
+		 * page that cannot have one is left as it was). */
+		int hull = p->known && is_sieve(c) && p->next_ext;
+		if (hull && (p->next_ext > 1 || lo + len < p->ext[0].lo || lo > p->ext[0].hi) &&
+		    (err = cache_hull_map(c, p)) < 0)
+			return done ? (ssize_t)done : err;
 		if (c->conf.direct && len >= STREAM_COPY_MIN)
 			ffio_copy_stream(p->data + lo, src + done, len);
 		else
 			memcpy(p->data + lo, src + done, len);
 		if (!p->next_ext)
 			c->pages.ndirty++;
-		if (p->known && is_sieve(c) && p->next_ext) {
-			if (lo + len < p->ext[0].lo || lo > p->ext[p->next_ext - 1].hi)
-				p->holes = 1; /* the hull spans bytes not written */
+		if (hull) {
 			if (lo < p->ext[0].lo)
 				p->ext[0].lo = lo;
-			if (lo + len > p->ext[p->next_ext - 1].hi)
-				p->ext[p->next_ext - 1].hi = lo + (uint32_t)len;
-			ext_to_hull(p);
+			if (lo + len > p->ext[0].hi)
+				p->ext[0].hi = lo + (uint32_t)len;
+			if (p->wmap)
+				wmap_mark(p, lo, lo + (uint32_t)len);
 		} else if ((err = cache_ext_add(p, lo, lo + (uint32_t)len)) < 0) {
 			if (!p->next_ext)
 				c->pages.ndirty--;
