@@ -77,7 +77,7 @@ struct cext {
 struct cpage {
 	int64_t pno;                      /* page number: offset / PAGE */
 	char *data;
-	struct cpage *hnext;              /* hash chain */
+	uint64_t *wmap;                   /* a sieve hull's written bytes, a bit each, or NULL */
 	struct cpage *prev, *next;        /* LRU list, least recent first */
 	struct cext *ext;                 /* dirty extents, sorted, disjoint */
 	uint32_t next_ext, cap_ext;
@@ -91,9 +91,10 @@ struct cpage {
 	unsigned chunked : 1;             /* data is carved from a huge chunk */
 	unsigned fill : 2;                /* scratch of a sieving flush: written whole (FILL, sieve.c) */
 	uint16_t inflight;                /* requests below using data */
-	uint32_t wcount;                  /* bytes marked in wmap */
-	uint64_t *wmap;                   /* a sieve hull's written bytes, a bit each, or NULL */
 	uint8_t nvalid;                   /* clean valid ranges of an unknown page: */
+	/* (the hit paths read no field below) */
+	uint32_t wcount;                  /* bytes marked in wmap */
+	struct cpage *hnext;              /* hash chain */
 	struct cext valid[MAX_VALID];     /* sorted, disjoint, not touching */
 };
 
@@ -206,6 +207,7 @@ struct cache_hot {
 struct cache_hot_write {
 	struct cache_hot at;         /* where, how long, up to where, when armed */
 	struct cpage *page;
+	uint64_t *wmap;              /* the page's map of written bytes, or NULL (as armed) */
 	struct cext *ext;            /* the extent that grows, or NULL: writes inside it */
 	int holes;                   /* each write leaves a gap before it in the hull */
 	off_t prev_off;              /* the write hit before, for the step */

@@ -151,6 +151,7 @@ static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
 	w->at = (struct cache_hot){.off = next, .len = n, .step = step, .last = end,
 				   .calls = c->base.file->stack_calls, .data = p->data, .start = start};
 	w->page = p;
+	w->wmap = p->wmap; /* made and dropped only by calls that disarm it */
 }
 
 /* The armed write: what the hit path below would do for it, no test made
@@ -163,8 +164,6 @@ static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
 
 	if (w->ext)
 		w->ext->hi = (uint32_t)(off - w->at.start + (off_t)n);
-	if (w->page->wmap)
-		wmap_mark(w->page, (uint32_t)(off - w->at.start), (uint32_t)(off - w->at.start + (off_t)n));
 	c->stats.n_write++;
 	c->stats.b_write += n;
 	if (off + (off_t)n > c->size.cached_end)
@@ -225,13 +224,24 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 	return (ssize_t)n;
 }
 
+/* The armed write into a page with a map of written bytes: marked too
+ * (apart, so that write_hot stays a leaf). */
+__attribute__((noinline)) static ssize_t write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	struct cache_hot_write *w = &c->hotw;
+	uint32_t lo = (uint32_t)(off - w->at.start);
+	ssize_t r = write_hot(c, buf, n, off);
+	wmap_mark(w->page, lo, lo + (uint32_t)n);
+	return r;
+}
+
 /* The armed write first, alone: a leaf that saves no register. */
 ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
 
 	if (cache_hot_due(c, &c->hotw.at, off, n))
-		return write_hot(c, buf, n, off);
+		return c->hotw.wmap ? write_hot_marked(c, buf, n, off) : write_hot(c, buf, n, off);
 	return write_hit(c, buf, n, off);
 }
 
