@@ -752,11 +752,14 @@ static void white_box_plain(void)
 	wcase(0, REFUSE, 8, WP - 4, "crossing the page end");
 	wcase(1, REFUSE, 8, WP + 10, "in the next page");
 	wcase(0, REFUSE, 8, WP + 10, "in the next page");
-	/* a glue says the file has one writer: the known page's extents become a hull */
+	/* a glue says the file has one writer: the known page keeps its few
+	 * extents exact (a hull and a map only from PAGE / 2048 of them) */
 	ffio_file_set_flag(ca->base.file, FFIO_FILE_SIEVE, 1);
 	ffio_file_set_flag(cb->base.file, FFIO_FILE_SIEVE, 1);
 	wcase(1, THEN_FULL, 8, 3000, "in a known page of extents, now sieved");
-	wcase(1, HIT, 8, 7000, "into the hull that made");
+	tap_ok(!ca->pages.lru.prev->wmap && ca->pages.lru.prev->next_ext > 1,
+	       "its extents stay exact, no map");
+	wcase(1, THEN_FULL, 8, 7000, "after its last extent, the array full");
 	ffio_file_set_flag(ca->base.file, FFIO_FILE_SIEVE, 0);
 	ffio_file_set_flag(cb->base.file, FFIO_FILE_SIEVE, 0);
 	wcase(1, FULL, 8, 4 * WP + 1200, ""); /* the last page: 1000 bytes below, a hole, this record */
@@ -779,18 +782,28 @@ static void white_box_sieve(void)
 		return;
 	wcase(0, FULL, 8, 4 * WP + 10, "");   /* the last page, loaded: known */
 	wcase(1, FULL, 8, 4 * WP + 1000, ""); /* one hull */
-	/* The first hole in the hull: the full path gives the page a map of
-	 * the bytes written (the hit path allocates nothing). */
-	wcase(1, THEN_FULL, 8, 4 * WP + 2000, "after the hull, leaving a hole");
+	/* A known sieved page keeps its extents exact while they are few. */
+	wcase(1, HIT, 8, 4 * WP + 2000, "after the last extent: a new one");
+	wcase(1, THEN_FULL, 8, 4 * WP + 500, "before the first extent");
 	struct cpage *p = ca->pages.lru.prev;
-	tap_ok(p->wmap && p->wcount == 16 && p->holes, "the hull [1000, 2008) has a map: 16 bytes written");
-	wcase(1, HIT, 8, 4 * WP + 3000, "after the hull: it grows, with holes");
-	wcase(1, HIT, 8, 4 * WP + 500, "before the hull: it grows down");
-	wcase(1, HIT, 8, 4 * WP + 1500, "inside the hull");
+	tap_ok(p->known && !p->wmap && p->next_ext == 3, "the known page holds 3 exact extents, no map");
+	/* From PAGE / 2048 = 32 extents on, the full path makes them a hull
+	 * with a map of the bytes written (the hit path allocates nothing). */
+	for (int k = 0; k < 30; k++) {
+		off_t off = 4 * WP + 3000 + 64 * k;
+		one(A, 1, 0, 8, off), one(B, 1, 0, 8, off), exp_nw++, exp_bw += 8;
+	}
+	p = ca->pages.lru.prev;
+	tap_ok(p->known && p->wmap && p->next_ext == 1 && p->holes && p->wcount == 33 * 8 &&
+	       p->ext[0].lo == 500 && p->ext[0].hi == 3000 + 64 * 29 + 8,
+	       "33 extents: one hull [500, 4864) with a map, 264 bytes written, holes");
+	wcase(1, HIT, 8, 4 * WP + 5000, "after the hull: it grows, with holes");
+	wcase(1, HIT, 8, 4 * WP + 400, "before the hull: it grows down");
+	wcase(1, HIT, 8, 4 * WP + 1500, "inside the hull, into a hole");
 	wcase(0, HIT, 8, 4 * WP + 1800, "of a gap in the hull (zeros)");
 	p = ca->pages.lru.prev;
-	tap_ok(p->known && p->holes && p->next_ext == 1 && p->ext[0].lo == 500 && p->ext[0].hi == 3008 &&
-	       p->wcount == 40, "the known page holds one hull [500, 3008), with holes, 40 bytes written");
+	tap_ok(p->holes && p->next_ext == 1 && p->ext[0].lo == 400 && p->ext[0].hi == 5008 && p->wcount == 36 * 8,
+	       "the hull [400, 5008), with holes, 288 bytes written");
 	/* A page of existing data, unknown: extents, not a hull.  The hit
 	 * refuses a first record elsewhere, a new extent when the array is
 	 * full (4, 8, 16) and from page/2048 = 32 extents on. */

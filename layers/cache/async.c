@@ -122,7 +122,7 @@ void cache_write_done(struct ffio_req *r)
 	if (res < 0) {
 		for (int i = 0; i < a->npg; i++) {
 			struct cpage *p = a->pg[i];
-			p->known = 0;
+			p->known = p->zeros = 0;
 			p->ra = 0;
 			p->failed = 1; /* seen by a cache_flush_set still running (sync below) */
 			p->nvalid = 0;

@@ -89,10 +89,11 @@ int cache_pg_load(struct cache *c, struct cpage *p)
 			at = p->ext[i].hi;
 		}
 		memset(p->data + at, 0, c->conf.page - at);
+		p->zeros = !p->wmap; /* (a map's hull holds bytes not zeroed) */
 	}
 	p->known = 1;
 	p->nvalid = 0;
-	if (is_sieve(c) && p->next_ext > 1)
+	if (is_sieve(c) && p->next_ext > 1 && sieve_hull_due(c, p))
 		(void)cache_hull_map(c, p); /* no memory: its extents stay exact */
 	return 0;
 }

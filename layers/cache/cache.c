@@ -37,7 +37,7 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 			cache_pg_free(c, p);
 		} else if (ps + (off_t)c->conf.page > len) {
 			uint32_t cut = (uint32_t)(len - ps);
-			if (p->next_ext && cache_ext_remove(p, cut, (uint32_t)c->conf.page) < 0) {
+			if (p->next_ext && cache_ext_remove(c, p, cut, (uint32_t)c->conf.page) < 0) {
 				cache_pg_free(c, p); /* out of memory: drop the page's data */
 				continue;
 			}
@@ -247,6 +247,7 @@ static void release(struct cache *c)
 		cache_pg_free(c, c->pages.lru.next);
 	cache_bufs_release(c);
 	cache_evict_release(c);
+	cache_wmaps_release(c);
 	free(c->pages.hash);
 	c->pages.hash = NULL;
 	if (c->pages.pool != &c->pages.own_pool) {

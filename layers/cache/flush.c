@@ -228,7 +228,7 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct cpage *p = set[i];
 		if (p->failed) {
-			p->known = 0; /* its data never reached the file: forget it */
+			p->known = p->zeros = 0; /* its data never reached the file: forget it */
 			p->nvalid = 0;
 		} else if (!p->known && p->next_ext == 1) {
 			/* what was written stays readable from memory (no room: it

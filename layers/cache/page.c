@@ -38,6 +38,11 @@ static int ext_reserve(struct cpage *p, uint32_t n)
  * (sieve.c): no byte goes below that the application did not write,
  * unless it was read under a lock that kept other writers out. */
 
+static size_t wmap_bytes(const struct cache *c)
+{
+	return (c->conf.page + 63) / 64 * sizeof(uint64_t);
+}
+
 /* Give p a map of its written bytes (its extents, exact until it has
  * one) and make them one hull.  -ENOMEM: nothing changed. */
 int cache_hull_map(struct cache *c, struct cpage *p)
@@ -47,8 +52,13 @@ int cache_hull_map(struct cache *c, struct cpage *p)
 	if (n == 0)
 		return 0;
 	if (!p->wmap) { /* the extents are exact: they are what was written */
-		if (!(p->wmap = calloc((c->conf.page + 63) / 64, sizeof *p->wmap)))
+		if (c->pages.spare_maps) {
+			p->wmap = c->pages.spare_maps;
+			c->pages.spare_maps = (uint64_t *)(uintptr_t)p->wmap[0];
+		} else if (!(p->wmap = ffio_buf_alloc(wmap_bytes(c), 64))) {
 			return -ENOMEM;
+		}
+		memset(p->wmap, 0, wmap_bytes(c));
 		p->wcount = 0;
 		for (uint32_t i = 0; i < n; i++)
 			wmap_set(p, p->ext[i].lo, p->ext[i].hi);
@@ -59,11 +69,25 @@ int cache_hull_map(struct cache *c, struct cpage *p)
 	return 0;
 }
 
-void cache_wmap_drop(struct cpage *p)
+/* Give p's map back for the next page that needs one.  Maps come from
+ * the buffer pool, as page buffers do: a map of a 1 MiB page is 128 KiB,
+ * and from malloc each would be mapped and unmapped again, its memory
+ * faulted in every time. */
+void cache_wmap_drop(struct cache *c, struct cpage *p)
 {
-	free(p->wmap);
+	p->wmap[0] = (uint64_t)(uintptr_t)c->pages.spare_maps;
+	c->pages.spare_maps = p->wmap;
 	p->wmap = NULL;
 	p->wcount = 0;
+}
+
+void cache_wmaps_release(struct cache *c)
+{
+	while (c->pages.spare_maps) {
+		uint64_t *m = c->pages.spare_maps;
+		c->pages.spare_maps = (uint64_t *)(uintptr_t)m[0];
+		ffio_buf_free(m, wmap_bytes(c));
+	}
 }
 
 /* Unmark [lo, hi) of p's map: those bytes are no longer the page's to
@@ -155,7 +179,7 @@ static int ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
 
 /* Unmark [lo, hi): those bytes are no longer dirty (written below directly,
  * or cut off).  A page left with no extent keeps no map. */
-int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
+int cache_ext_remove(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi)
 {
 	int err = ext_remove(p, lo, hi);
 
@@ -164,7 +188,7 @@ int cache_ext_remove(struct cpage *p, uint32_t lo, uint32_t hi)
 		p->holes = 1; /* until the hull is made again (cache_hull_map) */
 	}
 	if (p->next_ext == 0 && p->wmap) {
-		cache_wmap_drop(p);
+		cache_wmap_drop(c, p);
 		p->holes = 0;
 	}
 	return err;
@@ -249,7 +273,7 @@ static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
 		c->stats.ra_wasted++;
 	hash_remove(c, p);
 	p->pno = pno;
-	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = 0;
+	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = p->zeros = 0;
 	p->nvalid = 0;
 	p->next_ext = 0;
 	size_t h = hash_of(c, pno);

@@ -119,13 +119,16 @@ static int refresh_gaps(struct cache *c, struct cpage *p, uint32_t lo, uint32_t 
 			return err;
 		memset(c->bufs.scratch + a + got, 0, below - a - got);
 	}
-	for (uint32_t at = lo; cache_sieve_run(p, at, hi, 0, &a, &b); at = b) {
+	uint32_t end = p->zeros ? below : hi; /* past the end: zeros already, or made so */
+	for (uint32_t at = lo; at < end && cache_sieve_run(p, at, end, 0, &a, &b); at = b) {
 		uint32_t m = b < below ? b : below < a ? a : below;
 		if (m > a)
 			memcpy(p->data + a, c->bufs.scratch + a, m - a);
 		if (b > m)
 			memset(p->data + m, 0, b - m);
 	}
+	if (lo < below)
+		p->zeros = 0; /* its gaps hold the file's bytes now */
 	return 0;
 }
 
@@ -151,7 +154,7 @@ static int wants_gaps(const struct cache *c, const struct cpage *p, off_t below_
 	if (!p->next_ext)
 		return 0;
 	if (p->known)
-		return p->holes || p->next_ext > 1 || p->ext[0].lo > 0 || p->ext[0].hi < c->conf.page;
+		return p->holes || p->next_ext > 1 || p->ext[0].lo > 0 || p->ext[p->next_ext - 1].hi < c->conf.page;
 	return pg_start(c, p->pno) >= below_end ? 1 : read_pays(c, p);
 }
 
@@ -222,8 +225,6 @@ int cache_sieve_prepare(struct cache *c, struct cpage **set, size_t n, int *lock
 				continue; /* its extents alone */
 			}
 		}
-		if (p->known && p->next_ext > 1 && cache_hull_map(c, p) < 0)
-			continue; /* no memory for the map: its extents alone */
 		p->fill = p->known && !loaded ? FILL_REFRESH : FILL;
 	}
 	/* the gaps of the pages written whole, spans and joins now settled */

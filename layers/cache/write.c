@@ -24,6 +24,7 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 		off_t ps = pg_start(c, k);
 		off_t end = ps + (off_t)c->conf.page;
 		off_t a = off > ps ? off : ps, b = off + (off_t)n < end ? off + (off_t)n : end;
+		p->zeros = 0; /* bytes not written (any more) and not zero */
 		if (cache_pg_wait(c, p) == 0) {
 			memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
 		} else { /* cannot touch its buffer: forget what it held */
@@ -31,7 +32,7 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 			p->nvalid = 0;
 		}
 		if (p->next_ext) {
-			if (cache_ext_remove(p, (uint32_t)(a - ps), (uint32_t)(b - ps)) < 0) {
+			if (cache_ext_remove(c, p, (uint32_t)(a - ps), (uint32_t)(b - ps)) < 0) {
 				p->next_ext = 1; /* out of memory: forget the page's other bytes */
 				p->known = 0;
 			}
@@ -95,15 +96,6 @@ static ssize_t write_around_timed(struct cache *c, const void *buf, size_t n, of
 	return r;
 }
 
-/* Records closer than this are not worth a vector entry each with a gap
- * of zeros between them: a sieved page past the end with more extents
- * than PAGE / ZERO_GAP_SPACING is made known (its gaps cleared, its
- * extents one hull) as it is written.  Measured with bench/strided, write
- * phase against raw lseek+write: 256 B records at a 4 KiB stride, 5.0-5.2x
- * with zero gaps, 4.3-4.6x cleared; 8 B records at 64 B, 14.6x with zero
- * gaps, 36.5x cleared. */
-#define ZERO_GAP_SPACING 2048
-
 static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off);
 static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off);
 
@@ -127,7 +119,7 @@ static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
 	w->prev_len = n;
 	if (!steady)
 		return;
-	int hull = is_sieve(c) && p->known;
+	int hull = p->wmap != NULL;
 	struct cext *last = &p->ext[p->next_ext - 1];
 	off_t start = pg_start(c, p->pno), next = off + step;
 	off_t end = start + (off_t)c->conf.page - 1 - (off_t)n; /* the last offset that leaves the page's end */
@@ -141,8 +133,6 @@ static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
 	} else if (last->hi == (uint32_t)(off - start + (off_t)n) && step >= (off_t)n && (hull || step == (off_t)n)) {
 		w->ext = last; /* extending it */
 		w->holes = hull && step > (off_t)n;
-		if (w->holes && !p->wmap)
-			return; /* the full path gives the page its map */
 	} else {
 		return;
 	}
@@ -197,9 +187,9 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 	uint32_t lo = (uint32_t)at, hi = (uint32_t)(at + n);
 	struct cext *last = &p->ext[p->next_ext - 1];
 	int sieve = is_sieve(c);
-	if (sieve && p->known) { /* the hull, as in cache_write_in */
-		if (p->next_ext != 1 || ((hi < last->lo || lo > last->hi) && !p->wmap))
-			return 0; /* (the full path gives the page its map) */
+	if (p->wmap) { /* the hull, as in cache_write_in */
+		if (p->next_ext != 1)
+			return 0;
 		if (lo < last->lo)
 			last->lo = lo;
 	} else if (lo < last->lo) {
@@ -226,7 +216,7 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 
 /* The armed write into a page with a map of written bytes: marked too
  * (apart, so that write_hot stays a leaf). */
-__attribute__((noinline)) static ssize_t write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
+__attribute__((noinline, target_clones("popcnt", "default"))) static ssize_t write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	struct cache_hot_write *w = &c->hotw;
 	uint32_t lo = (uint32_t)(off - w->at.start);
@@ -411,18 +401,18 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 				if (!fresh)
 					memset(p->data, 0, c->conf.page);
 				p->known = 1;
+				p->zeros = 1;
 			}
 		} else {
 			pg_touch(c, p);
 			if (p->inflight && (err = cache_pg_wait(c, p)) < 0) /* never modified in flight */
 				return done ? (ssize_t)done : err;
 		}
-		/* A sieved known page keeps a hull; a map of its written bytes
-		 * once the hull would span one not written (before the copy: a
-		 * page that cannot have one is left as it was). */
-		int hull = p->known && is_sieve(c) && p->next_ext;
-		if (hull && (p->next_ext > 1 || lo + len < p->ext[0].lo || lo > p->ext[0].hi) &&
-		    (err = cache_hull_map(c, p)) < 0)
+		/* A sieved known page of many extents keeps a hull and a map
+		 * of its written bytes (made before the copy: a page that
+		 * cannot have one is left as it was). */
+		int hull = p->known && is_sieve(c) && p->next_ext && sieve_hull_due(c, p);
+		if (hull && (err = cache_hull_map(c, p)) < 0)
 			return done ? (ssize_t)done : err;
 		if (c->conf.direct && len >= STREAM_COPY_MIN)
 			ffio_copy_stream(p->data + lo, src + done, len);
