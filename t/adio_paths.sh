@@ -2,7 +2,8 @@
 # t/adio_paths.sh -- every ROMIO path (t/adio_mpi's modes) run by 3 ranks
 # with libffio preloaded and libffio_mpi linked (t/adio_mpi_glue), over the
 # specs cache, cache.sieve and cache over uring; then with libffio alone
-# (t/adio_mpi) for the paths that need no MPI knowledge.  Each file is
+# (t/adio_mpi) for the paths that need no MPI knowledge, over cache and
+# cache.sieve.  Each file is
 # verified byte for byte by t/adio_check, a plain process without ffio.  An
 # event layer on top proves the file went through ffio (its per-rank log
 # must name the file).  Skips without MPI.
@@ -18,13 +19,12 @@ fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 
-# cache.sieve fills gaps with bytes it read: it is for one writer at a time
-# (brief), so it runs the paths where MPI-IO serialises the writers: data
-# sieving under locks, two-phase collective I/O (one aggregator per node),
-# and the size calls (rank 0 writes).
+# cache.sieve fills gaps only with bytes read under a lock that keeps the
+# other writers out, so it runs every path too, ranks writing at once.
 all="contig noncontig coll nb size shared atomic"
 set -- "adio_mpi_glue|cache:4k:16:2|$all" \
-       "adio_mpi_glue|cache.sieve:4k:16:2|noncontig coll size" \
+       "adio_mpi_glue|cache.sieve:4k:16:2|$all" \
+       "adio_mpi|cache.sieve:64k:8:2|contig noncontig nb shared atomic" \
        "adio_mpi_glue|cache:4k:16:2, uring:16|$all" \
        "adio_mpi|cache:4k:16:2|contig noncontig nb shared atomic"
 n=0
