@@ -301,7 +301,7 @@ int main(int argc, char **argv)
 		       mw[1] / mw[c], last[c].wreq, mr[c], mr[0] / mr[c], mr[1] / mr[c], last[c].rreq);
 	}
 	for (int c = 0; machine && c < ncase; c++)
-		printf("RESULT write_s=%.6f write_req=%lld read_s=%.6f read_req=%lld runs=%d case=%s\n", mw[c],
+		printf("RESULT write_s=%.9f write_req=%lld read_s=%.9f read_req=%lld runs=%d case=%s\n", mw[c],
 		       last[c].wreq, mr[c], last[c].rreq, repeats, c == 0 ? "raw" : c == 1 ? "ceiling" : specs[c - 2]);
 	fflush(stdout);
 	unlink(path);
