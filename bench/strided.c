@@ -6,10 +6,14 @@
  * against raw and that speed-up as a fraction of the ceiling's.  The
  * written file is checked byte for byte after each run.
  *
- *   strided [-r SIZE] [-s STRIDE] [-n COUNT] [-p] [-k REPEATS] [-f FILE] [SPEC...]
+ *   strided [-r SIZE] [-s STRIDE] [-n COUNT] [-p] [-k REPEATS] [-f FILE] [-m] [SPEC...]
  *
  * -p: pwrite/pread instead of lseek+write/read.  SPECs are ffopen stacks
- * (default: "cache:1m:16:2" and "cache.sieve:1m:16:2").
+ * (default: "cache:1m:16:2" and "cache.sieve:1m:16:2").  -m: after the
+ * table, one line per case for scripts, each value named, the case last
+ * (a spec may hold spaces):
+ *   RESULT write_s=S write_req=N read_s=S read_req=N runs=K case=LABEL
+ * Scripts read these instead of the table's columns, whose order changes.
  *
  * The ceiling row is what no cache could beat: each record is copied into
  * a buffer as large as the span of the records (touched just before the
@@ -40,7 +44,7 @@
 #include "ffio.h"
 
 static size_t recsize = 256, stride = 4096, count = 32768;
-static int use_pwrite, repeats = 3;
+static int use_pwrite, repeats = 3, machine;
 static const char *path = "strided.dat";
 
 static void die(const char *what)
@@ -237,7 +241,7 @@ int main(int argc, char **argv)
 	const char *const *specs = default_specs;
 	int nspecs = 2, c;
 
-	while ((c = getopt(argc, argv, "r:s:n:pk:f:")) != -1) {
+	while ((c = getopt(argc, argv, "r:s:n:pk:f:m")) != -1) {
 		switch (c) {
 		case 'r': recsize = strtoul(optarg, NULL, 0); break;
 		case 's': stride = strtoul(optarg, NULL, 0); break;
@@ -245,8 +249,9 @@ int main(int argc, char **argv)
 		case 'p': use_pwrite = 1; break;
 		case 'k': repeats = atoi(optarg); break;
 		case 'f': path = optarg; break;
+		case 'm': machine = 1; break;
 		default:
-			fprintf(stderr, "usage: strided [-r SIZE] [-s STRIDE] [-n COUNT] [-p] [-k REPEATS] [-f FILE] [SPEC...]\n");
+			fprintf(stderr, "usage: strided [-r SIZE] [-s STRIDE] [-n COUNT] [-p] [-k REPEATS] [-f FILE] [-m] [SPEC...]\n");
 			return 2;
 		}
 	}
@@ -295,6 +300,9 @@ int main(int argc, char **argv)
 		printf("%-28s %10.4f %8.2f %8.2f %10lld %10.4f %8.2f %8.2f %10lld\n", label, mw[c], mw[0] / mw[c],
 		       mw[1] / mw[c], last[c].wreq, mr[c], mr[0] / mr[c], mr[1] / mr[c], last[c].rreq);
 	}
+	for (int c = 0; machine && c < ncase; c++)
+		printf("RESULT write_s=%.9f write_req=%lld read_s=%.9f read_req=%lld runs=%d case=%s\n", mw[c],
+		       last[c].wreq, mr[c], last[c].rreq, repeats, c == 0 ? "raw" : c == 1 ? "ceiling" : specs[c - 2]);
 	fflush(stdout);
 	unlink(path);
 	munmap(span_buf, span);

@@ -1,0 +1,103 @@
+#!/bin/sh
+# t/bench_tables.sh -- the checks under the benchmark tables
+# (bench/table-check), fed synthetic rows, no timing: a time column that
+# holds request counts (the strided reads table of make bench-dfs once
+# showed 8192.0000 "seconds"), or a time that is not a number, negative,
+# zero or absurdly large, is refused; an ffio row below 0.95x of its raw
+# row fails the check unless bench/known_slower's format gives a reason;
+# medians of fewer than 5 runs are not judged.  Last, bench/strided -m
+# gives the RESULT lines the harnesses read instead of its columns.
+: "${top_srcdir:=.}" "${top_builddir:=.}"
+check=$top_srcdir/bench/table-check
+dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_tables.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+n=0 failed=0
+ok() { # condition-status description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+T=$(printf '\t')
+rows() { # lines of "ROW|RAW|MEDIAN|RUNS|COUNTS..." -> the tab-separated file
+	for l in "$@"; do echo "$l"; done | tr '|' "$T" >"$dir/in"
+}
+run() { # table-check arguments: sets rc, out (stdout), err (stderr)
+	"$check" -k "$dir/known" "$@" "$dir/in" >"$dir/out" 2>"$dir/err"
+	rc=$?
+	out=$(cat "$dir/out") err=$(head -n 1 "$dir/err")
+}
+: >"$dir/known"
+echo "1..22"
+
+# the strided reads table as it was: the read time cells held the counts
+rows "raw|-|8192.0000|5|8192|8192" "cache:1m:16:2|raw|4096.0000|5|4096|5" "ceiling|-|0.0028|5|256|128"
+run -T dfs-strided-read-vol
+test $rc = 2; ok $? "a time cell that equals the row's request count is refused (exit $rc)"
+case $err in *"table dfs-strided-read-vol, row \"raw\""*"8192.0000"*"a count, not a time"*) r=0 ;; *) r=1 ;; esac
+ok $r "the message names the table, the row and the value: $err"
+test -z "$out"; ok $? "and no check line is printed for it"
+rows "raw|-|0.6|5|4096" "cache|raw|5|5|5"
+run -T t
+test $rc = 2; ok $? "a small count (5) in a time cell is refused too, though 5 s would be plausible"
+
+rows "raw|-|1.2 s|5"; run -T t
+test $rc = 2 && grep -q 'not a number' "$dir/err"; ok $? "a time cell that is not a number is refused"
+rows "raw|-|1.0|5" "cache|raw|-0.5|5"; run -T t
+test $rc = 2 && grep -q '"-0.5"' "$dir/err"; ok $? "a negative time is refused"
+rows "raw|-|0|5"; run -T t
+test $rc = 2 && grep -q 'holds 0' "$dir/err"; ok $? "a time of 0 is refused (no ratio can be made of it)"
+rows "raw|-|1.0|5" "cache|raw|86400|5"; run -T t
+test $rc = 2 && grep -q 'not a plausible time' "$dir/err"; ok $? "an absurdly large time is refused"
+rows "raw|-|4000|5" "cache|raw|3000|5"; run -T t -l 5000
+test $rc = 0; ok $? "the limit can be raised (-l)"
+rows "raw|-|1.0|5" "cache|nosuch|0.5|5"; run -T t
+test $rc = 2 && grep -q 'raw row "nosuch" is not in the table' "$dir/err"; ok $? "a row compared with a missing raw row is refused"
+
+# rows below 0.95x of raw
+rows "raw|-|1.0|5|4096" "cache|raw|0.5|5|32" "sieve|raw|0.96|5|32" "ceiling|-|2.0|5|8"
+run -T progio-p1-4k-local
+test $rc = 0 && echo "$out" | grep -q '^check: .*medians of 5 runs.*: none$'; ok $? "no row below 0.95x: exit 0, the line says none ($out)"
+rows "raw|-|1.0|5" "cache|raw|0.5|5" "cache, uring|raw|1.1|5" "ceiling|-|3.0|5"
+run -T progio-p1-4k-local
+test $rc = 1; ok $? "a row below 0.95x of raw fails the check (exit $rc)"
+case $out in *"1 below: cache, uring 0.91x (raw 1.0000 s, ffio 1.1000 s) [NO REASON KNOWN]"*) r=0 ;; *) r=1 ;; esac
+ok $r "the line lists it with its ratio, both medians and no reason: $out"
+case $out in *ceiling*) r=1 ;; *) r=0 ;; esac
+ok $r "a baseline row (raw, ceiling) is never listed, however slow"
+rows "raw|-|1.0|5" "cache|raw|1.0526|5"
+run -T t
+test $rc = 0; ok $? "0.95x itself passes"
+
+# a known reason
+printf '%s\n' "# comment" "progio-p1-*-local | cache, uring | measured: the reason" >"$dir/known"
+rows "raw|-|1.0|5" "cache|raw|0.5|5" "cache, uring|raw|1.1|5"
+run -T progio-p1-4k-local
+test $rc = 0; ok $? "a row listed in the known file with a reason does not fail (exit $rc)"
+case $out in *"cache, uring 0.91x (raw 1.0000 s, ffio 1.1000 s) [known: measured: the reason]"*) r=0 ;; *) r=1 ;; esac
+ok $r "and its reason is printed beside it: $out"
+run -T progio-p2-4k-local
+test $rc = 1; ok $? "the reason applies only to the tables its id matches"
+echo "progio-p1-4k-local | cache, uring" >"$dir/known"
+run -T progio-p1-4k-local
+test $rc = 2 && grep -q 'is not TABLE_ID | ROW | REASON' "$dir/err"; ok $? "a known line without a reason is refused"
+: >"$dir/known"
+
+# too few runs
+rows "raw|-|1.0|3" "cache|raw|1.5|3"
+run -T t
+test $rc = 0 && echo "$out" | grep -q 'NOT JUDGED (medians of fewer than 5 runs)'; ok $? "medians of fewer than 5 runs are not judged, and the line says so"
+
+# bench/strided -m: the values by name, as the harnesses read them
+s=$top_builddir/bench/strided
+if [ -x "$s" ]; then
+	"$s" -m -k 1 -n 64 -f "$dir/strided.dat" "cache:64k:4:1, sys" >"$dir/s" 2>&1
+	grep '^RESULT ' "$dir/s" | sed 's/.*write_s=\([^ ]*\) write_req=\([^ ]*\) read_s=\([^ ]*\) read_req=\([^ ]*\) runs=\([^ ]*\) case=\(.*\)/\6|-|\3|\5|\4|\2/' |
+		tr '|' "$T" >"$dir/in"
+	test "$(wc -l <"$dir/in")" = 3 && grep -q "^cache:64k:4:1, sys$T" "$dir/in"
+	ok $? "strided -m prints a RESULT line per case, the spec (with its comma and space) last"
+	"$check" -k "$dir/known" "$dir/in" >/dev/null 2>"$dir/err"
+	ok $? "its read times pass the plausibility check: $(cat "$dir/err")"
+else
+	ok 0 "# SKIP bench/strided not built"
+	ok 0 "# SKIP bench/strided not built"
+fi
+exit $((failed > 0))
