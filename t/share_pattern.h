@@ -84,6 +84,23 @@ static int share_prepare(const char *path, int before)
 	return bad ? -1 : 0;
 }
 
+/* write_at and read_at of share_write for a descriptor (ctx: an int *). */
+static int share_fd_write_at(void *ctx, const void *buf, size_t n, off_t off)
+{
+	return pwrite(*(int *)ctx, buf, n, off) == (ssize_t)n ? 0 : -1;
+}
+
+static int share_fd_read_at(void *ctx, void *buf, size_t n, off_t off)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(*(int *)ctx, (char *)buf + got, n - got, off + (off_t)got);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 /* Writer w's records through write_at(ctx, buf, n, off) (0 or -1); the
  * whole file read first through read_at when before is 'r'. */
 static int share_write(int w, int before, int (*write_at)(void *, const void *, size_t, off_t),

@@ -19,22 +19,6 @@
 
 static int use_mpiio;
 
-static int posix_write_at(void *ctx, const void *buf, size_t n, off_t off)
-{
-	return pwrite(*(int *)ctx, buf, n, off) == (ssize_t)n ? 0 : -1;
-}
-
-static int posix_read_at(void *ctx, void *buf, size_t n, off_t off)
-{
-	for (size_t got = 0; got < n;) {
-		ssize_t r = pread(*(int *)ctx, (char *)buf + got, n - got, off + (off_t)got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 static int mpi_write_at(void *ctx, const void *buf, size_t n, off_t off)
 {
 	MPI_Status st;
@@ -78,7 +62,7 @@ int main(int argc, char **argv)
 		bad = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh) != MPI_SUCCESS ||
 		      share_write(rank, before, mpi_write_at, mpi_read_at, &fh) < 0;
 	} else {
-		bad = (fd = open(path, O_RDWR)) < 0 || share_write(rank, before, posix_write_at, posix_read_at, &fd) < 0;
+		bad = (fd = open(path, O_RDWR)) < 0 || share_write(rank, before, share_fd_write_at, share_fd_read_at, &fd) < 0;
 	}
 	MPI_Barrier(MPI_COMM_WORLD); /* everyone has written */
 	for (int turn = 0; turn < size; turn++) {

@@ -28,29 +28,13 @@ static int die(const char *what)
 	return 2;
 }
 
-static int fd_write_at(void *ctx, const void *buf, size_t n, off_t off)
-{
-	return pwrite(*(int *)ctx, buf, n, off) == (ssize_t)n ? 0 : -1;
-}
-
-static int fd_read_at(void *ctx, void *buf, size_t n, off_t off)
-{
-	for (size_t got = 0; got < n;) {
-		ssize_t r = pread(*(int *)ctx, (char *)buf + got, n - got, off + (off_t)got);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
 static int writer(const char *path, int w, int before, const char *order)
 {
 	int fd = open(path, O_RDWR);
 
 	if (fd < 0)
 		return die("writer open");
-	if (share_write(w, before, fd_write_at, fd_read_at, &fd) < 0)
+	if (share_write(w, before, share_fd_write_at, share_fd_read_at, &fd) < 0)
 		return die("writer write");
 	pthread_barrier_wait(gate); /* everyone has written */
 	for (int turn = 0; turn < writers; turn++) {
