@@ -15,7 +15,9 @@
  * and closes are the POSIX version's.
  *
  * Program I: each process its own file.  Program II: one common file, the
- * data of the processes in rank order.  Each process writes SIZE bytes (in
+ * data of the processes in rank order; with --interleave, their requests
+ * interleaved instead (request k of rank r at (k * PROCS + r) * REQ: ranks
+ * writing strided records into one file at once; not with -v ceiling).  Each process writes SIZE bytes (in
  * requests of REQ bytes) and reads them back, ITERS times, and checks every
  * byte it read against a pattern depending on rank, iteration and offset.
  *
@@ -68,6 +70,7 @@ struct options {
 	enum { FLUSH_CLOSE, FLUSH_SYNC } flush;
 	int fsync;         /* FLUSH_CLOSE: also fsync before each close */
 	int keep;
+	int interleave;    /* Program II: the ranks' requests interleaved */
 	int corrupt;       /* test only: write one wrong byte */
 	size_t wpiece, rpiece; /* ceiling: call sizes */
 };
@@ -87,7 +90,7 @@ static void usage(void)
 		fprintf(stderr,
 			"usage: progio [-p 1|2] [-v posix|ffapi|mpiio|ceiling] [-s SIZE] [-r REQ] [-i ITERS]\n"
 			"              [-d DIR] [-S SPEC] [-l LABEL] [--flush close|sync] [--fsync]\n"
-			"              [--piece P] [--keep] [--corrupt]\n"
+			"              [--piece P] [--interleave] [--keep] [--corrupt]\n"
 			"  -p  program: 1 = a file per process, 2 = one common file (default 1)\n"
 			"  -v  version (default posix; ffapi needs the progio-ffapi build;\n"
 			"      ceiling: requests copied into a buffer, large calls)\n"
@@ -100,6 +103,7 @@ static void usage(void)
 			"  --flush sync   open once; each iteration: write, fsync, read; close at the end (default)\n"
 			"  --fsync    with --flush close: fsync before each close of the write phase\n"
 			"  --piece P  ceiling: calls of P bytes (default: 512k writes, 1m reads)\n"
+			"  --interleave  Program II: request k of rank r at (k * PROCS + r) * REQ\n"
 			"  --keep     keep the files\n"
 			"  --corrupt  (tests only) write one wrong byte, so the check fails\n");
 	MPI_Finalize();
@@ -147,6 +151,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (parse_size(v, &o->wpiece))
 				usage();
 			o->rpiece = o->wpiece;
+		} else if (!strcmp(a, "--interleave")) {
+			o->interleave = 1;
 		} else if (!strcmp(a, "--keep")) {
 			o->keep = 1;
 		} else if (!strcmp(a, "--corrupt")) {
@@ -185,6 +191,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->req == 0 || o->req > o->size)
 		o->req = o->size;
+	if (o->interleave && (o->prog != 2 || o->version == V_CEIL || o->size % o->req))
+		usage(); /* (whole requests of Program II; the ceiling's pieces are contiguous) */
 #ifndef PROGIO_FFAPI
 	if (o->version == V_FFAPI) {
 		if (rank == 0)
@@ -261,7 +269,17 @@ static size_t pattern_check(const unsigned char *buf, size_t n, int iter)
 /* Offset of this rank's data in its file. */
 static off_t data_base(const struct options *o)
 {
-	return o->prog == 2 ? (off_t)rank * (off_t)o->size : 0;
+	return o->prog == 2 ? (off_t)rank * (off_t)(o->interleave ? o->req : o->size) : 0;
+}
+
+/* Where the byte at off of this rank's data lies, from data_base: with
+ * --interleave, each request PROCS requests after the one before. */
+static off_t data_at(const struct options *o, off_t off)
+{
+	if (!o->interleave)
+		return off;
+	off_t req = (off_t)o->req;
+	return off / req * req * nprocs + off % req;
 }
 
 static void mpi_check(int rc, const char *what)
@@ -371,7 +389,7 @@ static void h_close(const struct options *o, struct handle *h)
 static void h_request(const struct options *o, struct handle *h, int writing,
 		      unsigned char *p, size_t n, off_t off)
 {
-	off_t at = data_base(o) + off;
+	off_t at = data_base(o) + data_at(o, off);
 	if (o->version == V_MPIIO) {
 		MPI_Status st;
 		int count = -1;
