@@ -12,7 +12,9 @@
  *
  * A program that installs its own handler replaces ours; it then decides
  * what happens (an exit() flushes as usual).  After fork the child gets a
- * flusher thread of its own.  _exit, abort and other fatal signals are not
+ * pipe and a flusher thread of its own: on the parent's pipe, a signal to
+ * the child could wake the parent's flusher, which would flush the parent
+ * and end it by the child's signal, leaving the child waiting for ever.  _exit, abort and other fatal signals are not
  * covered: their unflushed data is lost, as with any user-space buffer.
  */
 #include "config.h"
@@ -103,14 +105,38 @@ static int start_flusher(void)
 	return -err;
 }
 
-/* In the child after fork: the parent's flusher thread is not here. */
+/* A pipe of our own for the handler and the flusher (its ends ffio's). */
+static int open_pipe(void)
+{
+	if (ffio_real.pipe2(sig_pipe, O_CLOEXEC) < 0)
+		return -errno;
+	sig_pipe[0] = ffio_fd_own(sig_pipe[0]);
+	sig_pipe[1] = ffio_fd_own(sig_pipe[1]);
+	return 0;
+}
+
+static void close_pipe(void)
+{
+	for (int i = 0; i < 2; i++) {
+		ffio_fd_disown(sig_pipe[i]);
+		ffio_real.close(sig_pipe[i]);
+		sig_pipe[i] = -1;
+	}
+}
+
+/* In the child after fork: the parent's flusher thread is not here, and
+ * the pipe is the parent's too: a new one, then a flusher. */
 static void signal_fork_child(void)
 {
-	int err = start_flusher();
-	if (err < 0) {
+	int err;
+
+	close_pipe();
+	if ((err = open_pipe()) < 0 || (err = start_flusher()) < 0) {
 		restore_all();
-		ffio_log("FF_IO_FLUSH_ON_SIGNAL: no flusher thread after fork (%s); "
-			 "signals act as usual", strerror(-err));
+		if (sig_pipe[0] >= 0)
+			close_pipe();
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: no flusher after fork (%s); signals act as usual",
+			 strerror(-err));
 	}
 }
 
@@ -120,18 +146,13 @@ void ffio_signal_init(void)
 
 	if (!ffio_env_flag(FFIO_ENV_FLUSH_ON_SIGNAL))
 		return;
-	if (ffio_real.pipe2(sig_pipe, O_CLOEXEC) < 0) {
-		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(errno));
+	if ((err = open_pipe()) < 0) {
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(-err));
 		return;
 	}
-	sig_pipe[0] = ffio_fd_own(sig_pipe[0]);
-	sig_pipe[1] = ffio_fd_own(sig_pipe[1]);
 	if ((err = start_flusher()) < 0) {
 		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot start the flusher thread: %s", strerror(-err));
-		for (int i = 0; i < 2; i++) {
-			ffio_fd_disown(sig_pipe[i]);
-			ffio_real.close(sig_pipe[i]);
-		}
+		close_pipe();
 		return;
 	}
 	for (size_t i = 0; i < NSIGNALS; i++) {

@@ -31,6 +31,13 @@ for spec in '*.dat(cache:64k:8:0)' '*.dat(cache.sieve:4k:64:0, uring:8)'; do
 		is $st $want "[$s] FF_IO_FLUSH_ON_SIGNAL=1, SIG$(echo $how | tr a-z A-Z): ended by that signal"
 		"$TOOL" check "$f" $N >/dev/null; ok $? "[$s] FF_IO_FLUSH_ON_SIGNAL=1, $how: all $N bytes flushed, exact"
 	done
+	# A forked child's SIGTERM is its own: it flushes and ends by it, the
+	# parent lives on (rounds: the two flusher threads once raced for it).
+	for r in 1 2 3 4; do
+		rm -f "$f"; FF_IO_FLUSH_ON_SIGNAL=1 pre "$spec" timeout 30 "$TOOL" childterm "$f" $N
+		ok $? "[$s] FF_IO_FLUSH_ON_SIGNAL=1, a forked child's SIGTERM (round $r): the child ends by it, the parent waits"
+		"$TOOL" check "$f" $N >/dev/null; ok $? "[$s] FF_IO_FLUSH_ON_SIGNAL=1, forked child (round $r): all $N bytes flushed"
+	done
 	rm -f "$f"; pre "$spec" "$TOOL" fork "$f" $N
 	ok $? "[$s] fork with dirty data: child exits normally"
 	"$TOOL" check2 "$f" $N 1 >/dev/null

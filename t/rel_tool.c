@@ -13,6 +13,9 @@
  *                           thread), _exit, abort, kill (SIGKILL), term
  *                           (SIGTERM to itself, then wait for it)
  *   fork PATH N             dirty data across fork (see below)
+ *   childterm PATH N        a forked child writes N bytes and sends itself
+ *                           SIGTERM; the parent, alive meanwhile, waits
+ *                           for it: exit 0 when it ended by SIGTERM
  *   exec PATH N HOW         write N bytes, then run "check PATH N" (without
  *                           the preload): HOW = exec, spawn, vfork
  *   daemon PATH N LOCK      daemon(3) with dirty data; the daemon writes N
@@ -167,6 +170,33 @@ static int cmd_exit(const char *path, long long n, const char *how)
 	return 2;
 }
 
+/* A child that ends by SIGTERM while its parent lives on (each with the
+ * flush on signals of its own, FF_IO_FLUSH_ON_SIGNAL=1). */
+static int cmd_childterm(const char *path, long long n)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			die(path);
+		put(fd, 0, n, 0);
+		raise(SIGTERM);
+		for (;;)
+			pause(); /* the flusher thread ends us (or the signal did) */
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		die("waitpid");
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGTERM) {
+		fprintf(stderr, "rel_tool: the child ended with status 0x%x, not by SIGTERM\n", st);
+		return 1;
+	}
+	return 0;
+}
+
 /* Parent: write A (shift 0) at 0, fork.  Child: wait until the parent has
  * overwritten the region with B (shift 1) and flushed it, then exit
  * normally.  Parent: wait for the child, check the file is B exactly (a
@@ -294,10 +324,12 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 4 && strcmp(argv[1], "fork") == 0)
 		return cmd_fork(argv[2], atoll(argv[3]));
+	if (argc >= 4 && strcmp(argv[1], "childterm") == 0)
+		return cmd_childterm(argv[2], atoll(argv[3]));
 	if (argc >= 5 && strcmp(argv[1], "exec") == 0)
 		return cmd_exec("/proc/self/exe", argv[2], atoll(argv[3]), argv[4]);
 	if (argc >= 5 && strcmp(argv[1], "daemon") == 0)
 		return cmd_daemon(argv[2], atoll(argv[3]), argv[4]);
-	fprintf(stderr, "usage: rel_tool fill|check|check2|exit|fork|exec|daemon ...\n");
+	fprintf(stderr, "usage: rel_tool fill|check|check2|exit|fork|childterm|exec|daemon ...\n");
 	return 2;
 }
