@@ -1,0 +1,51 @@
+#!/bin/sh
+# t/mpi_order.sh -- what a rank wrote before MPI_Barrier (or another call
+# that orders ranks) is what another rank reads after it, over four cache
+# stacks, for MPI_File_write_at, _write_shared, _write_ordered,
+# _write_at_all (romio_cb_write automatic, enable, disable) and pwrite on
+# a descriptor; also after MPI_Send / MPI_Recv and the other ordering
+# calls t/mpi_order.c knows.  2 to 4 ranks; libffio preloaded, the
+# program linked with libffio_mpi.  Skips without MPI.
+bin="${top_builddir:-.}/t"
+if [ -z "$MPIEXEC" ] || [ ! -x "$bin/mpi_order" ] || [ -z "$FFIO_LIB" ]; then
+	echo "1..0 # SKIP MPI not configured"
+	exit 0
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-order.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+i=0
+# run RANKS STACK WRITE SYNC [CB]: one job; its exact bytes checked by it.
+run() {
+	ranks=$1 stack=$2; shift 2
+	i=$((i + 1))
+	file="$dir/mpi_order_$i.dat"
+	if out=$(LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="mpi_order_*.dat($stack)" \
+		timeout 60 $MPIEXEC -n "$ranks" "$bin/mpi_order" "$1" "$2" "$file" ${3:-} 2>&1); then
+		echo "ok $i - $ranks ranks, $stack: $*"
+	else
+		echo "not ok $i - $ranks ranks, $stack: $*"
+		printf '%s\n' "$out" | head -5 | sed 's/^#* */# /'
+	fi
+	rm -f "$file"
+}
+echo "1..46"
+n=2
+for stack in "cache:4k:16:2" "cache:64k:8:2" "cache.sieve:1m:16:2" "cache:1m:16:2, uring:64"; do
+	for write in at shared ordered posix; do
+		run $n "$stack" $write barrier
+		n=$((n % 4 + 1)); [ $n = 1 ] && n=2
+	done
+	run $n "$stack" at send
+	run 3 "$stack" posix send
+	for cb in automatic enable disable; do
+		run $n "$stack" at_all barrier $cb
+		n=$((n % 4 + 1)); [ $n = 1 ] && n=2
+	done
+done
+for sync in ibarrier allreduce allgather alltoall sendrecv isend bcast gather posix; do
+	case $sync in
+	posix) run 3 "cache:4k:16:2" posix isend ;;
+	*) run 3 "cache:4k:16:2" at $sync ;;
+	esac
+done
+run 4 "cache:64k:8:2" ordered sendrecv
