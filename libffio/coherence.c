@@ -60,6 +60,7 @@
 #include "interpose.h"
 
 int ffio_unwritten_any;
+int ffio_cached_any;
 int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
@@ -288,7 +289,18 @@ static int hear_all(void)
 		return 0;
 	int saved = errno;
 	__atomic_store_n(&heard_ns, ffio_now_ns(), __ATOMIC_RELAXED);
+	/* Nothing entered a stack since the last time: nothing to drop.
+	 * Calls into a stack made while the flag is clear (other threads)
+	 * set it again. */
+	if (!__atomic_exchange_n(&ffio_cached_any, 0, __ATOMIC_ACQ_REL)) {
+		errno = saved;
+		return 0;
+	}
+	ffio_thread.hearing = 1;
 	int err = IN_LIB(ffio_files_order(1, NULL));
+	ffio_thread.hearing = 0;
+	if (err < 0) /* a file may keep data it could not write */
+		__atomic_store_n(&ffio_cached_any, 1, __ATOMIC_RELAXED);
 	errno = saved;
 	return err;
 }

@@ -348,6 +348,10 @@ struct ffio_thread_state {
 	 * was inside ffio waits, with the program's other signals, until the
 	 * thread leaves (handlers.c): set while one waits. */
 	int signal_waiting;
+	/* Set while the thread writes back and drops every file's clean
+	 * data for a message heard (coherence.c): its own calls into the
+	 * stacks cache nothing that stays. */
+	int hearing;
 };
 extern _Thread_local struct ffio_thread_state ffio_thread __attribute__((tls_model("initial-exec")));
 #define ffio_in_lib (ffio_thread.in_lib)
@@ -589,6 +593,15 @@ static inline void ffio_note_unwritten(struct ffio_file *f)
 static inline int ffio_unwritten_pending(void)
 {
 	return __builtin_expect(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED), 0);
+}
+/* Set when a call entered a stack (stack.c): some file may hold cached
+ * data or sizes.  A message heard clears it and drops them; when it is
+ * clear, hearing costs one load. */
+extern int ffio_cached_any;
+static inline void ffio_note_cached(void)
+{
+	if (!ffio_thread.hearing && !__atomic_load_n(&ffio_cached_any, __ATOMIC_RELAXED))
+		__atomic_store_n(&ffio_cached_any, 1, __ATOMIC_RELAXED);
 }
 /* Before data leaves the process through fd (-1: through a socket, or a
  * signal): when fd is a pipe, socket, FIFO or terminal, every file's

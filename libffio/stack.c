@@ -9,11 +9,15 @@
 #include "ffio-internal.h"
 
 /* Every call into a stack passes here (or through the few direct calls of
- * ofd.c and file.c, which count too): the file's stack_calls moves on. */
+ * ofd.c and file.c, which count too, and cache nothing): the file's
+ * stack_calls moves on, and the stack may hold data a message heard must
+ * drop (coherence.c). */
 static inline struct ffio_layer *entered(struct ffio_layer *x)
 {
-	if (x)
+	if (x) {
 		x->file->stack_calls++;
+		ffio_note_cached();
+	}
 	return x;
 }
 
