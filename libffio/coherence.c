@@ -60,7 +60,7 @@
 #include "interpose.h"
 
 int ffio_unwritten_any;
-int ffio_cached_any;
+int ffio_read_any;
 int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
@@ -289,10 +289,10 @@ static int hear_all(void)
 		return 0;
 	int saved = errno;
 	__atomic_store_n(&heard_ns, ffio_now_ns(), __ATOMIC_RELAXED);
-	/* Nothing entered a stack since the last time: nothing to drop.
-	 * Calls into a stack made while the flag is clear (other threads)
-	 * set it again. */
-	if (!__atomic_exchange_n(&ffio_cached_any, 0, __ATOMIC_ACQ_REL)) {
+	/* Nothing read into a stack since the last time: nothing to drop
+	 * (ffio-internal.h).  Reads made while the flag is clear (other
+	 * threads) set it again. */
+	if (!__atomic_exchange_n(&ffio_read_any, 0, __ATOMIC_ACQ_REL)) {
 		errno = saved;
 		return 0;
 	}
@@ -300,7 +300,7 @@ static int hear_all(void)
 	int err = IN_LIB(ffio_files_order(1, NULL));
 	ffio_thread.hearing = 0;
 	if (err < 0) /* a file may keep data it could not write */
-		__atomic_store_n(&ffio_cached_any, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ffio_read_any, 1, __ATOMIC_RELAXED);
 	errno = saved;
 	return err;
 }

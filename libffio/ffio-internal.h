@@ -567,7 +567,9 @@ int ffio_flush_all(void);
  * first; a lock taken (drop_clean): every file drops its clean data too,
  * so that reads see what other processes wrote before they released it.
  * A lock on one file commonly guards others (SQLite's on its -shm guards
- * its -wal).  An error is each file's, deferred; the first is returned. */
+ * its -wal).  An error is each file's, deferred; the first is returned.
+ * For a message heard (ffio_thread.hearing), files marked one-writer
+ * (FFIO_FILE_SIEVE: this process alone writes them) are left alone. */
 int ffio_files_order(int drop_clean, const struct ffio_file *except);
 void ffio_exit_all(void);
 /* Around fork (the files' part of fork.c's handlers): every file passes
@@ -594,14 +596,18 @@ static inline int ffio_unwritten_pending(void)
 {
 	return __builtin_expect(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED), 0);
 }
-/* Set when a call entered a stack (stack.c): some file may hold cached
- * data or sizes.  A message heard clears it and drops them; when it is
- * clear, hearing costs one load. */
-extern int ffio_cached_any;
-static inline void ffio_note_cached(void)
+/* Set when a call that may bring data or a size into a stack (a read,
+ * open, size, truncate, advice: stack.c) entered one: some file may hold
+ * bytes or a size other processes can change.  A message heard clears it
+ * and drops them; while it is clear, hearing costs one load.  A stack
+ * that was only written holds nothing stale: without .sieve a cache
+ * writes back only the bytes written, and it reads (setting the flag)
+ * whatever else it serves. */
+extern int ffio_read_any;
+static inline void ffio_note_read(void)
 {
-	if (!ffio_thread.hearing && !__atomic_load_n(&ffio_cached_any, __ATOMIC_RELAXED))
-		__atomic_store_n(&ffio_cached_any, 1, __ATOMIC_RELAXED);
+	if (!ffio_thread.hearing && !__atomic_load_n(&ffio_read_any, __ATOMIC_RELAXED))
+		__atomic_store_n(&ffio_read_any, 1, __ATOMIC_RELAXED);
 }
 /* Before data leaves the process through fd (-1: through a socket, or a
  * signal): when fd is a pipe, socket, FIFO or terminal, every file's

@@ -9,36 +9,38 @@
 #include "ffio-internal.h"
 
 /* Every call into a stack passes here (or through the few direct calls of
- * ofd.c and file.c, which count too, and cache nothing): the file's
- * stack_calls moves on, and the stack may hold data a message heard must
- * drop (coherence.c). */
-static inline struct ffio_layer *entered(struct ffio_layer *x)
+ * ofd.c and file.c, which count too, and read nothing): the file's
+ * stack_calls moves on.  A call that may bring data or a size into the
+ * stack (reads, open, size, truncate, advice) says so: what a message
+ * heard must drop (coherence.c). */
+static inline struct ffio_layer *entered(struct ffio_layer *x, int reads)
 {
 	if (x) {
 		x->file->stack_calls++;
-		ffio_note_cached();
+		if (reads)
+			ffio_note_read();
 	}
 	return x;
 }
 
 /* The first layer at or below x whose method m is set, or NULL. */
-#define FIND(x, m)                                \
-	({                                        \
-		struct ffio_layer *f_ = entered(x); \
-		while (f_ && !f_->ops->m)         \
-			f_ = f_->below;           \
-		f_;                               \
+#define FIND(x, m, reads)                                \
+	({                                               \
+		struct ffio_layer *f_ = entered(x, reads); \
+		while (f_ && !f_->ops->m)                \
+			f_ = f_->below;                  \
+		f_;                                      \
 	})
 
 int ffio_below_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
 {
-	struct ffio_layer *x = FIND(l->below, open);
+	struct ffio_layer *x = FIND(l->below, open, 1);
 	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
 }
 
 int ffio_below_close(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l->below, close);
+	struct ffio_layer *x = FIND(l->below, close, 0);
 	return x ? x->ops->close(x) : 0;
 }
 
@@ -49,7 +51,7 @@ static ssize_t layer_rwv(struct ffio_layer *x, int write, const struct iovec *io
 {
 	ssize_t total = 0;
 
-	for (x = entered(x); x; x = x->below) {
+	for (x = entered(x, !write); x; x = x->below) {
 		if (write ? x->ops->pwritev != NULL : x->ops->preadv != NULL)
 			return write ? x->ops->pwritev(x, iov, iovcnt, off) : x->ops->preadv(x, iov, iovcnt, off);
 		if (write ? x->ops->pwrite != NULL : x->ops->pread != NULL)
@@ -81,7 +83,7 @@ static ssize_t layer_pwritev(struct ffio_layer *x, const struct iovec *iov, int 
 
 static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 {
-	for (x = entered(x); x; x = x->below) {
+	for (x = entered(x, 1); x; x = x->below) {
 		if (x->ops->pread)
 			return x->ops->pread(x, buf, n, off);
 		if (x->ops->preadv) {
@@ -94,7 +96,7 @@ static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 
 static ssize_t layer_pwrite(struct ffio_layer *x, const void *buf, size_t n, off_t off)
 {
-	for (x = entered(x); x; x = x->below) {
+	for (x = entered(x, 0); x; x = x->below) {
 		if (x->ops->pwrite)
 			return x->ops->pwrite(x, buf, n, off);
 		if (x->ops->pwritev) {
@@ -137,7 +139,7 @@ ssize_t ffio_layer_pwritev(struct ffio_layer *l, const struct iovec *iov, int io
 
 int ffio_layer_flush(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l, flush);
+	struct ffio_layer *x = FIND(l, flush, 0);
 	return x ? x->ops->flush(x) : 0;
 }
 
@@ -148,7 +150,7 @@ int ffio_below_flush(struct ffio_layer *l)
 
 int ffio_layer_fsync(struct ffio_layer *l, int datasync)
 {
-	struct ffio_layer *x = FIND(l, fsync);
+	struct ffio_layer *x = FIND(l, fsync, 0);
 	return x ? x->ops->fsync(x, datasync) : -ENOSYS;
 }
 
@@ -159,7 +161,7 @@ int ffio_below_fsync(struct ffio_layer *l, int datasync)
 
 int ffio_layer_truncate(struct ffio_layer *l, off_t len)
 {
-	struct ffio_layer *x = FIND(l, truncate);
+	struct ffio_layer *x = FIND(l, truncate, 1);
 	return x ? x->ops->truncate(x, len) : -ENOSYS;
 }
 
@@ -170,7 +172,7 @@ int ffio_below_truncate(struct ffio_layer *l, off_t len)
 
 int ffio_layer_size(struct ffio_layer *l, off_t *len)
 {
-	struct ffio_layer *x = FIND(l, size);
+	struct ffio_layer *x = FIND(l, size, 1);
 	return x ? x->ops->size(x, len) : -ENOSYS;
 }
 
@@ -181,7 +183,7 @@ int ffio_below_size(struct ffio_layer *l, off_t *len)
 
 int ffio_layer_invalidate(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l, invalidate);
+	struct ffio_layer *x = FIND(l, invalidate, 0);
 	return x ? x->ops->invalidate(x) : 0;
 }
 
@@ -192,7 +194,7 @@ int ffio_below_invalidate(struct ffio_layer *l)
 
 int ffio_below_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	struct ffio_layer *x = FIND(l->below, advise);
+	struct ffio_layer *x = FIND(l->below, advise, 1);
 	return x ? x->ops->advise(x, off, len, advice) : -EOPNOTSUPP;
 }
 
@@ -221,19 +223,19 @@ static int submit_sync(struct ffio_layer *l, struct ffio_req *r)
 
 int ffio_below_submit(struct ffio_layer *l, struct ffio_req *r)
 {
-	struct ffio_layer *x = FIND(l->below, submit);
+	struct ffio_layer *x = FIND(l->below, submit, r->op == FFIO_OP_READ);
 	return x ? x->ops->submit(x, r) : submit_sync(l->below, r);
 }
 
 int ffio_below_commit(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l->below, commit);
+	struct ffio_layer *x = FIND(l->below, commit, 0);
 	return x ? x->ops->commit(x) : 0;
 }
 
 int ffio_below_reap(struct ffio_layer *l, unsigned min)
 {
-	struct ffio_layer *x = FIND(l->below, reap);
+	struct ffio_layer *x = FIND(l->below, reap, 0);
 	return x ? x->ops->reap(x, min) : 0;
 }
 
@@ -299,12 +301,12 @@ int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int i
 
 int ffio_layer_close(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l, close);
+	struct ffio_layer *x = FIND(l, close, 0);
 	return x ? x->ops->close(x) : 0;
 }
 
 int ffio_layer_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
 {
-	struct ffio_layer *x = FIND(l, open);
+	struct ffio_layer *x = FIND(l, open, 1);
 	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
 }

@@ -15,20 +15,21 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-order.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 i=0
 # run RANKS STACK WRITE SYNC [CB]: one job; its exact bytes checked by it.
+# With wo=1 (run_wo) the ranks read nothing before the ordering call.
 run() {
 	ranks=$1 stack=$2; shift 2
 	i=$((i + 1))
 	file="$dir/mpi_order_$i.dat"
-	if out=$(LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="mpi_order_*.dat($stack)" \
+	if out=$(LD_PRELOAD="$FFIO_LIB" FF_IO_OPTS="mpi_order_*.dat($stack)" MPI_ORDER_WRITE_ONLY=${wo:-0} \
 		timeout 60 $MPIEXEC -n "$ranks" "$bin/mpi_order" "$1" "$2" "$file" ${3:-} 2>&1); then
-		echo "ok $i - $ranks ranks, $stack: $*"
+		echo "ok $i - $ranks ranks, $stack: $*${wo:+ (nothing read before)}"
 	else
-		echo "not ok $i - $ranks ranks, $stack: $*"
+		echo "not ok $i - $ranks ranks, $stack: $*${wo:+ (nothing read before)}"
 		printf '%s\n' "$out" | head -5 | sed 's/^#* */# /'
 	fi
 	rm -f "$file"
 }
-echo "1..46"
+echo "1..54"
 n=2
 for stack in "cache:4k:16:2" "cache:64k:8:2" "cache.sieve:1m:16:2" "cache:1m:16:2, uring:64"; do
 	for write in at shared ordered posix; do
@@ -49,3 +50,12 @@ for sync in ibarrier allreduce allgather alltoall sendrecv isend bcast gather po
 	esac
 done
 run 4 "cache:64k:8:2" ordered sendrecv
+# Nothing read before the ordering call: a cache that holds only its own
+# writes, in a file the writers make grow.
+wo=1
+for write in at posix shared; do
+	run 3 "cache:4k:16:2" $write barrier
+	run 2 "cache:1m:16:2, uring:64" $write send
+done
+run 4 "cache.sieve:1m:16:2" at barrier
+run 3 "cache:64k:8:2" at_all barrier enable
