@@ -14,7 +14,7 @@
  * (MPI_Send "done" to the previous rank, MPI_Recv from the next),
  * sendrecv, isend (Isend, Irecv, Waitall; each a ring: rank r reads
  * block r+1), bcast (root 0: the others read rank 0's block), gather
- * (root 0 reads every block).  With MPI_ORDER_WRITE_ONLY=1 in the
+ * (root 0 reads every block), fence (MPI_Win_fence on a window).  With MPI_ORDER_WRITE_ONLY=1 in the
  * environment the file starts empty and no rank reads before the ordering
  * call: the reader's cache holds only its own writes, and the writers
  * make the file grow.  Exit status 1 when a byte differs. */
@@ -30,6 +30,8 @@
 #define OLD 0xEE /* the file's bytes before the rounds */
 
 static int rank, nranks, errors;
+static MPI_Win win = MPI_WIN_NULL;
+static int win_word;
 static const char *write_mode, *sync_mode;
 
 static void die(const char *what)
@@ -123,6 +125,8 @@ static void order(void)
 		CHECK_MPI(MPI_Waitall(2, reqs, statuses));
 	} else if (is(sync_mode, "bcast")) {
 		CHECK_MPI(MPI_Bcast(&out, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	} else if (is(sync_mode, "fence")) {
+		CHECK_MPI(MPI_Win_fence(0, win));
 	} else if (is(sync_mode, "gather")) {
 		CHECK_MPI(MPI_Gather(&out, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD));
 	} else {
@@ -243,6 +247,8 @@ int main(int argc, char **argv)
 		}
 		CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh));
 	}
+	if (is(sync_mode, "fence"))
+		CHECK_MPI(MPI_Win_create(&win_word, sizeof win_word, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
 	/* Cache the file's old bytes. */
 	if (!write_only)
 		read_at(region, size, 0);
@@ -266,6 +272,8 @@ int main(int argc, char **argv)
 		CHECK_MPI(MPI_File_close(&fh));
 	if (info != MPI_INFO_NULL)
 		MPI_Info_free(&info);
+	if (win != MPI_WIN_NULL)
+		CHECK_MPI(MPI_Win_free(&win));
 	int total = 0;
 	CHECK_MPI(MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
 	free(region);

@@ -29,7 +29,7 @@ run() {
 	fi
 	rm -f "$file"
 }
-echo "1..54"
+echo "1..55"
 n=2
 for stack in "cache:4k:16:2" "cache:64k:8:2" "cache.sieve:1m:16:2" "cache:1m:16:2, uring:64"; do
 	for write in at shared ordered posix; do
@@ -43,7 +43,7 @@ for stack in "cache:4k:16:2" "cache:64k:8:2" "cache.sieve:1m:16:2" "cache:1m:16:
 		n=$((n % 4 + 1)); [ $n = 1 ] && n=2
 	done
 done
-for sync in ibarrier allreduce allgather alltoall sendrecv isend bcast gather posix; do
+for sync in ibarrier allreduce allgather alltoall sendrecv isend bcast gather fence posix; do
 	case $sync in
 	posix) run 3 "cache:4k:16:2" posix isend ;;
 	*) run 3 "cache:4k:16:2" at $sync ;;
