@@ -60,7 +60,7 @@
 #include "interpose.h"
 
 int ffio_unwritten_any;
-int ffio_read_any;
+int ffio_learnt;
 int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
@@ -289,18 +289,19 @@ static int hear_all(void)
 		return 0;
 	int saved = errno;
 	__atomic_store_n(&heard_ns, ffio_now_ns(), __ATOMIC_RELAXED);
-	/* Nothing read into a stack since the last time: nothing to drop
-	 * (ffio-internal.h).  Reads made while the flag is clear (other
-	 * threads) set it again. */
-	if (!__atomic_exchange_n(&ffio_read_any, 0, __ATOMIC_ACQ_REL)) {
+	/* Nothing learnt since the last time: nothing to undo; sizes alone:
+	 * forget them, no write-back (ffio-internal.h).  What other threads
+	 * learn while the flags are clear sets them again. */
+	int learnt = __atomic_exchange_n(&ffio_learnt, 0, __ATOMIC_ACQ_REL);
+	if (!learnt) {
 		errno = saved;
 		return 0;
 	}
 	ffio_thread.hearing = 1;
-	int err = IN_LIB(ffio_files_order(1, NULL));
+	int err = IN_LIB(ffio_files_order(learnt & FFIO_LEARNT_DATA ? 1 : FFIO_ORDER_FORGET, NULL));
 	ffio_thread.hearing = 0;
-	if (err < 0) /* a file may keep data it could not write */
-		__atomic_store_n(&ffio_read_any, 1, __ATOMIC_RELAXED);
+	if (err < 0) /* a file may keep what it could not write */
+		__atomic_fetch_or(&ffio_learnt, learnt, __ATOMIC_RELAXED);
 	errno = saved;
 	return err;
 }

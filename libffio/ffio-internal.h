@@ -568,8 +568,11 @@ int ffio_flush_all(void);
  * so that reads see what other processes wrote before they released it.
  * A lock on one file commonly guards others (SQLite's on its -shm guards
  * its -wal).  An error is each file's, deferred; the first is returned.
+ * drop_clean FFIO_ORDER_FORGET: no write-back, every file forgets its
+ * sizes and clean pages only (dirty data stays).
  * For a message heard (ffio_thread.hearing), files marked one-writer
  * (FFIO_FILE_SIEVE: this process alone writes them) are left alone. */
+#define FFIO_ORDER_FORGET 2
 int ffio_files_order(int drop_clean, const struct ffio_file *except);
 void ffio_exit_all(void);
 /* Around fork (the files' part of fork.c's handlers): every file passes
@@ -596,18 +599,23 @@ static inline int ffio_unwritten_pending(void)
 {
 	return __builtin_expect(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED), 0);
 }
-/* Set when a call that may bring data or a size into a stack (a read,
- * open, size, truncate, advice: stack.c) entered one: some file may hold
- * bytes or a size other processes can change.  A message heard clears it
- * and drops them; while it is clear, hearing costs one load.  A stack
- * that was only written holds nothing stale: without .sieve a cache
- * writes back only the bytes written, and it reads (setting the flag)
- * whatever else it serves. */
-extern int ffio_read_any;
-static inline void ffio_note_read(void)
+/* What a message heard must undo (coherence.c), set when a call entered a
+ * stack (stack.c): FFIO_LEARNT_DATA by a read (or open, advice, an
+ * asynchronous read): some file may hold bytes another process can make
+ * stale; FFIO_LEARNT_SIZE by a size or truncate call: some file may know a
+ * size.  A message heard clears them: with DATA every file writes back and
+ * drops its clean data and sizes; with SIZE alone every file forgets its
+ * sizes and clean pages, and its dirty data stays (a stack only written
+ * holds no bytes but its own: without .sieve a cache writes back only the
+ * bytes written, and reads, setting DATA, whatever else it serves); with
+ * neither, hearing costs one load. */
+#define FFIO_LEARNT_DATA 1
+#define FFIO_LEARNT_SIZE 2
+extern int ffio_learnt;
+static inline void ffio_note_learnt(int what)
 {
-	if (!ffio_thread.hearing && !__atomic_load_n(&ffio_read_any, __ATOMIC_RELAXED))
-		__atomic_store_n(&ffio_read_any, 1, __ATOMIC_RELAXED);
+	if (what && !ffio_thread.hearing && (__atomic_load_n(&ffio_learnt, __ATOMIC_RELAXED) & what) != what)
+		__atomic_fetch_or(&ffio_learnt, what, __ATOMIC_RELAXED);
 }
 /* Before data leaves the process through fd (-1: through a socket, or a
  * signal): when fd is a pipe, socket, FIFO or terminal, every file's

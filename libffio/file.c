@@ -804,7 +804,13 @@ int ffio_files_order(int drop_clean, const struct ffio_file *except)
 			pthread_mutex_unlock(&f->lock);
 			continue;
 		}
-		err = ffio_file_write_back(f, drop_clean);
+		if (drop_clean == FFIO_ORDER_FORGET && f->top) {
+			ffio_in_lib++;
+			err = ffio_layer_invalidate(f->top);
+			ffio_in_lib--;
+		} else if (drop_clean != FFIO_ORDER_FORGET) {
+			err = ffio_file_write_back(f, drop_clean);
+		}
 		ffio_file_set_error(f, err);
 		if (!first)
 			first = err;

@@ -9,24 +9,23 @@
 #include "ffio-internal.h"
 
 /* Every call into a stack passes here (or through the few direct calls of
- * ofd.c and file.c, which count too, and read nothing): the file's
+ * ofd.c and file.c, which count too, and learn nothing): the file's
  * stack_calls moves on.  A call that may bring data or a size into the
- * stack (reads, open, size, truncate, advice) says so: what a message
- * heard must drop (coherence.c). */
-static inline struct ffio_layer *entered(struct ffio_layer *x, int reads)
+ * stack says which (FFIO_LEARNT_*): what a message heard must undo
+ * (coherence.c). */
+static inline struct ffio_layer *entered(struct ffio_layer *x, int learns)
 {
 	if (x) {
 		x->file->stack_calls++;
-		if (reads)
-			ffio_note_read();
+		ffio_note_learnt(learns);
 	}
 	return x;
 }
 
 /* The first layer at or below x whose method m is set, or NULL. */
-#define FIND(x, m, reads)                                \
-	({                                               \
-		struct ffio_layer *f_ = entered(x, reads); \
+#define FIND(x, m, learns)                                \
+	({                                                \
+		struct ffio_layer *f_ = entered(x, learns); \
 		while (f_ && !f_->ops->m)                \
 			f_ = f_->below;                  \
 		f_;                                      \
@@ -34,7 +33,7 @@ static inline struct ffio_layer *entered(struct ffio_layer *x, int reads)
 
 int ffio_below_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
 {
-	struct ffio_layer *x = FIND(l->below, open, 1);
+	struct ffio_layer *x = FIND(l->below, open, FFIO_LEARNT_DATA | FFIO_LEARNT_SIZE);
 	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
 }
 
@@ -51,7 +50,7 @@ static ssize_t layer_rwv(struct ffio_layer *x, int write, const struct iovec *io
 {
 	ssize_t total = 0;
 
-	for (x = entered(x, !write); x; x = x->below) {
+	for (x = entered(x, write ? 0 : FFIO_LEARNT_DATA); x; x = x->below) {
 		if (write ? x->ops->pwritev != NULL : x->ops->preadv != NULL)
 			return write ? x->ops->pwritev(x, iov, iovcnt, off) : x->ops->preadv(x, iov, iovcnt, off);
 		if (write ? x->ops->pwrite != NULL : x->ops->pread != NULL)
@@ -83,7 +82,7 @@ static ssize_t layer_pwritev(struct ffio_layer *x, const struct iovec *iov, int 
 
 static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 {
-	for (x = entered(x, 1); x; x = x->below) {
+	for (x = entered(x, FFIO_LEARNT_DATA); x; x = x->below) {
 		if (x->ops->pread)
 			return x->ops->pread(x, buf, n, off);
 		if (x->ops->preadv) {
@@ -161,7 +160,7 @@ int ffio_below_fsync(struct ffio_layer *l, int datasync)
 
 int ffio_layer_truncate(struct ffio_layer *l, off_t len)
 {
-	struct ffio_layer *x = FIND(l, truncate, 1);
+	struct ffio_layer *x = FIND(l, truncate, FFIO_LEARNT_SIZE);
 	return x ? x->ops->truncate(x, len) : -ENOSYS;
 }
 
@@ -172,7 +171,7 @@ int ffio_below_truncate(struct ffio_layer *l, off_t len)
 
 int ffio_layer_size(struct ffio_layer *l, off_t *len)
 {
-	struct ffio_layer *x = FIND(l, size, 1);
+	struct ffio_layer *x = FIND(l, size, FFIO_LEARNT_SIZE);
 	return x ? x->ops->size(x, len) : -ENOSYS;
 }
 
@@ -194,7 +193,7 @@ int ffio_below_invalidate(struct ffio_layer *l)
 
 int ffio_below_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	struct ffio_layer *x = FIND(l->below, advise, 1);
+	struct ffio_layer *x = FIND(l->below, advise, FFIO_LEARNT_DATA);
 	return x ? x->ops->advise(x, off, len, advice) : -EOPNOTSUPP;
 }
 
@@ -223,7 +222,7 @@ static int submit_sync(struct ffio_layer *l, struct ffio_req *r)
 
 int ffio_below_submit(struct ffio_layer *l, struct ffio_req *r)
 {
-	struct ffio_layer *x = FIND(l->below, submit, r->op == FFIO_OP_READ);
+	struct ffio_layer *x = FIND(l->below, submit, r->op == FFIO_OP_READ ? FFIO_LEARNT_DATA : 0);
 	return x ? x->ops->submit(x, r) : submit_sync(l->below, r);
 }
 
@@ -307,6 +306,6 @@ int ffio_layer_close(struct ffio_layer *l)
 
 int ffio_layer_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
 {
-	struct ffio_layer *x = FIND(l, open, 1);
+	struct ffio_layer *x = FIND(l, open, FFIO_LEARNT_DATA | FFIO_LEARNT_SIZE);
 	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
 }

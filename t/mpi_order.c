@@ -14,7 +14,12 @@
  * (MPI_Send "done" to the previous rank, MPI_Recv from the next),
  * sendrecv, isend (Isend, Irecv, Waitall; each a ring: rank r reads
  * block r+1), bcast (root 0: the others read rank 0's block), gather
- * (root 0 reads every block), fence (MPI_Win_fence on a window).  With MPI_ORDER_WRITE_ONLY=1 in the
+ * (root 0 reads every block), fence (MPI_Win_fence on a window).
+ * WRITE master (SYNC ignored): rank 0 writes, one after the other,
+ * PIECES adjacent pieces the other ranks send it (MPI_Recv before each,
+ * nothing read), as a master that writes what workers send; its cache
+ * should keep them for one write at close (t/mpi_order.sh counts the
+ * writes below the cache with an event layer).  With MPI_ORDER_WRITE_ONLY=1 in the
  * environment the file starts empty and no rank reads before the ordering
  * call: the reader's cache holds only its own writes, and the writers
  * make the file grow.  Exit status 1 when a byte differs. */
@@ -206,6 +211,35 @@ static void check_round(int g, unsigned char *region)
 	}
 }
 
+/* WRITE master: see the top. */
+#define PIECES 32
+#define PIECE 100
+static void master(const char *path)
+{
+	unsigned char piece[PIECE];
+
+	if (rank == 0) {
+		int mfd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (mfd < 0)
+			die("open");
+		for (int k = 0; k < PIECES; k++) {
+			CHECK_MPI(MPI_Recv(piece, PIECE, MPI_BYTE, 1 + k % (nranks - 1), 7, MPI_COMM_WORLD,
+					   MPI_STATUS_IGNORE));
+			if (pwrite(mfd, piece, PIECE, (off_t)k * PIECE) != PIECE)
+				die("pwrite");
+		}
+		if (close(mfd) < 0)
+			die("close");
+		return;
+	}
+	for (int k = 0; k < PIECES; k++) {
+		if (1 + k % (nranks - 1) != rank)
+			continue;
+		memset(piece, 'a' + k % 26, PIECE);
+		CHECK_MPI(MPI_Send(piece, PIECE, MPI_BYTE, 0, 7, MPI_COMM_WORLD));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Info info = MPI_INFO_NULL;
@@ -228,6 +262,15 @@ int main(int argc, char **argv)
 	if (!region || !mine)
 		die("malloc");
 
+	if (is(write_mode, "master")) {
+		if (nranks < 2)
+			die("master with one rank");
+		master(path);
+		free(region);
+		free(mine);
+		MPI_Finalize();
+		return 0;
+	}
 	/* The file as the rounds find it; the last close writes it back. */
 	if (rank == 0) {
 		size_t initial = write_only ? 0 : size;
