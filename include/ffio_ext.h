@@ -120,7 +120,9 @@ FFIO_API void ffio_copy_stream(void *dst, const void *src, size_t n);
  * file's writes go to the kernel (one load when nothing was written since
  * the last time).  ffio_order_heard after it heard from another one: every
  * file writes back and drops its clean data, so that its next reads see
- * what the other process wrote before it spoke.  0, or the first file's
+ * what the other process wrote before it spoke (one load when nothing
+ * was read into a stack since the last one; files marked FFIO_FILE_SIEVE,
+ * one writer, are left alone).  0, or the first file's
  * error as -errno; each file keeps its own error too and returns it at
  * its next write, fsync or close.  Nothing is done inside ffio or in a
  * signal handler. */
