@@ -14,6 +14,13 @@
  *   - MPI_File_close: flushes, and keeps the file's layer statistics;
  *   - MPI_Finalize: the statistics of all ranks are reduced (min, mean,
  *     max and which rank) and rank 0 writes one summary to FF_IO_LOGFILE.
+ *   - MPI's calls that order ranks (barrier, collectives, sends and
+ *     receives, RMA synchronisation) are coherence points: this process's
+ *     cached writes reach the kernel before it tells another rank, and its
+ *     clean cached data is dropped after it heard from one, so that a read
+ *     after MPI_Barrier sees what other ranks wrote before it (ROMIO's UFS
+ *     driver without ffio gives that; MPI's shared memory makes no system
+ *     call ffio would see).
  * The MPI_File behind each call is found through the inode of the path
  * given to MPI_File_open.
  */
@@ -416,6 +423,183 @@ WRAP_READ(iread_all, P_NB(int), A_NB)
 WRAP_READ(iread_shared, P_NB(int), A_NB)
 WRAP_READ(iread_at, P_NB_AT(int), A_NB_AT)
 WRAP_READ(iread_at_all, P_NB_AT(int), A_NB_AT)
+
+/* ---- calls that order ranks: coherence points ----------------------------- */
+
+/* Before a message leaves: every file's writes to the kernel (one load when
+ * nothing was written since).  After one came: every file writes back and
+ * drops its clean data.  ROMIO's own messages inside MPI_File_* calls do
+ * not pass here (MPICH calls its internals directly).  A write-back error
+ * stays with its file, which returns it at its next write, sync or close:
+ * the MPI call itself succeeds as it would without ffio. */
+static void tell(void)
+{
+	(void)ffio_order_tell();
+}
+
+static void heard(void)
+{
+	(void)ffio_order_heard();
+}
+
+/* Is this process the root of a rooted collective on comm? */
+static int is_root(int root, MPI_Comm comm)
+{
+	int inter = 0, me = -1;
+
+	if (root == MPI_ROOT)
+		return 1;
+	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return 0;
+	return PMPI_Comm_rank(comm, &me) == MPI_SUCCESS && me == root;
+}
+
+/* X(name, params, args, hears): tell, the call, then heard when it
+ * succeeded and hears (an expression of the parameters) is true. */
+#define ORDER_CALL(name, params, args, hears)             \
+	int MPI_##name params                             \
+	{                                                 \
+		tell();                                   \
+		int rc_ = PMPI_##name args;               \
+		if (rc_ == MPI_SUCCESS && (hears))        \
+			heard();                          \
+		return rc_;                               \
+	}
+/* X(name, params, args, hears): the call, then heard as above (receives
+ * and completions: nothing leaves). */
+#define HEAR_CALL(name, params, args, hears)              \
+	int MPI_##name params                             \
+	{                                                 \
+		int rc_ = PMPI_##name args;               \
+		if (rc_ == MPI_SUCCESS && (hears))        \
+			heard();                          \
+		return rc_;                               \
+	}
+
+#define SEND_P (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+#define ISEND_P (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+#define SEND_A (buf, count, type, dest, tag, comm)
+#define ISEND_A (buf, count, type, dest, tag, comm, req)
+/* The leading parameters and arguments of a family of calls; the rest
+ * (root, communicator, request) given to each. */
+#define GATHER_P(...) (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+		       MPI_Datatype rtype, __VA_ARGS__)
+#define GATHER_A(...) (sbuf, scount, stype, rbuf, rcount, rtype, __VA_ARGS__)
+#define GATHERV_P(...) (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[], \
+			const int displs[], MPI_Datatype rtype, __VA_ARGS__)
+#define GATHERV_A(...) (sbuf, scount, stype, rbuf, rcounts, displs, rtype, __VA_ARGS__)
+#define SCATTERV_P(...) (const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype, \
+			 void *rbuf, int rcount, MPI_Datatype rtype, __VA_ARGS__)
+#define SCATTERV_A(...) (sbuf, scounts, displs, stype, rbuf, rcount, rtype, __VA_ARGS__)
+#define ALLTOALLV_P(...) (const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, \
+			  void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, __VA_ARGS__)
+#define ALLTOALLV_A(...) (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, __VA_ARGS__)
+#define ALLTOALLW_P(...) (const void *sbuf, const int scounts[], const int sdispls[], \
+			  const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[], \
+			  const MPI_Datatype rtypes[], __VA_ARGS__)
+#define ALLTOALLW_A(...) (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, __VA_ARGS__)
+#define REDUCE_P(...) (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, __VA_ARGS__)
+#define REDUCE_A(...) (sbuf, rbuf, count, type, op, __VA_ARGS__)
+#define RSCATTER_P(...) (const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op, \
+			 __VA_ARGS__)
+#define RSCATTER_A(...) (sbuf, rbuf, rcounts, type, op, __VA_ARGS__)
+#define RSCATTERB_P(...) (const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op, __VA_ARGS__)
+#define RSCATTERB_A(...) (sbuf, rbuf, rcount, type, op, __VA_ARGS__)
+
+/* Collectives: every rank tells; the ranks that receive hear (all of
+ * them but for the rooted ones: the root of a gather or reduce, the
+ * others of a broadcast or scatter).  Their nonblocking forms tell when
+ * they start and hear when a wait or test completes them (below). */
+#define COLLECTIVES(X)                                                                              \
+	X(Barrier, (MPI_Comm comm), (comm), 1)                                                      \
+	X(Bcast, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm),                \
+	  (buf, count, type, root, comm), !is_root(root, comm))                                     \
+	X(Reduce, REDUCE_P(int root, MPI_Comm comm), REDUCE_A(root, comm), is_root(root, comm))  \
+	X(Allreduce, REDUCE_P(MPI_Comm comm), REDUCE_A(comm), 1)                                 \
+	X(Gather, GATHER_P(int root, MPI_Comm comm), GATHER_A(root, comm), is_root(root, comm))  \
+	X(Gatherv, GATHERV_P(int root, MPI_Comm comm), GATHERV_A(root, comm), is_root(root, comm)) \
+	X(Allgather, GATHER_P(MPI_Comm comm), GATHER_A(comm), 1)                                 \
+	X(Allgatherv, GATHERV_P(MPI_Comm comm), GATHERV_A(comm), 1)                              \
+	X(Scatter, GATHER_P(int root, MPI_Comm comm), GATHER_A(root, comm), !is_root(root, comm)) \
+	X(Scatterv, SCATTERV_P(int root, MPI_Comm comm), SCATTERV_A(root, comm), !is_root(root, comm)) \
+	X(Alltoall, GATHER_P(MPI_Comm comm), GATHER_A(comm), 1)                                  \
+	X(Alltoallv, ALLTOALLV_P(MPI_Comm comm), ALLTOALLV_A(comm), 1)                           \
+	X(Alltoallw, ALLTOALLW_P(MPI_Comm comm), ALLTOALLW_A(comm), 1)                           \
+	X(Reduce_scatter, RSCATTER_P(MPI_Comm comm), RSCATTER_A(comm), 1)                        \
+	X(Reduce_scatter_block, RSCATTERB_P(MPI_Comm comm), RSCATTERB_A(comm), 1)                \
+	X(Scan, REDUCE_P(MPI_Comm comm), REDUCE_A(comm), 1)                                      \
+	X(Exscan, REDUCE_P(MPI_Comm comm), REDUCE_A(comm), 1)                                    \
+	X(Win_fence, (int assert, MPI_Win win), (assert, win), 1)
+COLLECTIVES(ORDER_CALL)
+
+#define NONBLOCKING_COLLECTIVES(X)                                                                  \
+	X(Ibarrier, (MPI_Comm comm, MPI_Request *req), (comm, req), 0)                              \
+	X(Ibcast, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req), \
+	  (buf, count, type, root, comm, req), 0)                                                   \
+	X(Ireduce, REDUCE_P(int root, MPI_Comm comm, MPI_Request *req), REDUCE_A(root, comm, req), 0) \
+	X(Iallreduce, REDUCE_P(MPI_Comm comm, MPI_Request *req), REDUCE_A(comm, req), 0)         \
+	X(Igather, GATHER_P(int root, MPI_Comm comm, MPI_Request *req), GATHER_A(root, comm, req), 0) \
+	X(Igatherv, GATHERV_P(int root, MPI_Comm comm, MPI_Request *req), GATHERV_A(root, comm, req), 0) \
+	X(Iallgather, GATHER_P(MPI_Comm comm, MPI_Request *req), GATHER_A(comm, req), 0)         \
+	X(Iallgatherv, GATHERV_P(MPI_Comm comm, MPI_Request *req), GATHERV_A(comm, req), 0)      \
+	X(Iscatter, GATHER_P(int root, MPI_Comm comm, MPI_Request *req), GATHER_A(root, comm, req), 0) \
+	X(Iscatterv, SCATTERV_P(int root, MPI_Comm comm, MPI_Request *req), SCATTERV_A(root, comm, req), 0) \
+	X(Ialltoall, GATHER_P(MPI_Comm comm, MPI_Request *req), GATHER_A(comm, req), 0)          \
+	X(Ialltoallv, ALLTOALLV_P(MPI_Comm comm, MPI_Request *req), ALLTOALLV_A(comm, req), 0)   \
+	X(Ialltoallw, ALLTOALLW_P(MPI_Comm comm, MPI_Request *req), ALLTOALLW_A(comm, req), 0)   \
+	X(Ireduce_scatter, RSCATTER_P(MPI_Comm comm, MPI_Request *req), RSCATTER_A(comm, req), 0) \
+	X(Ireduce_scatter_block, RSCATTERB_P(MPI_Comm comm, MPI_Request *req), RSCATTERB_A(comm, req), 0) \
+	X(Iscan, REDUCE_P(MPI_Comm comm, MPI_Request *req), REDUCE_A(comm, req), 0)              \
+	X(Iexscan, REDUCE_P(MPI_Comm comm, MPI_Request *req), REDUCE_A(comm, req), 0)
+NONBLOCKING_COLLECTIVES(ORDER_CALL)
+
+/* Point to point: a send tells; a receive hears when it completes (a
+ * blocking one at once, a nonblocking one in a wait or test); a persistent
+ * request started may be either, and tells.  RMA: unlock tells (what was
+ * put reaches the target), lock hears. */
+#define SENDS(X)                                                                                    \
+	X(Send, SEND_P, SEND_A, 0)                                                                  \
+	X(Ssend, SEND_P, SEND_A, 0)                                                                 \
+	X(Bsend, SEND_P, SEND_A, 0)                                                                 \
+	X(Rsend, SEND_P, SEND_A, 0)                                                                 \
+	X(Isend, ISEND_P, ISEND_A, 0)                                                               \
+	X(Issend, ISEND_P, ISEND_A, 0)                                                              \
+	X(Ibsend, ISEND_P, ISEND_A, 0)                                                              \
+	X(Irsend, ISEND_P, ISEND_A, 0)                                                              \
+	X(Sendrecv, (const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,  \
+		     int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status *status), \
+	  (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status), 1)   \
+	X(Sendrecv_replace, (void *buf, int count, MPI_Datatype type, int dest, int stag, int source, \
+			     int rtag, MPI_Comm comm, MPI_Status *status),                          \
+	  (buf, count, type, dest, stag, source, rtag, comm, status), 1)                           \
+	X(Start, (MPI_Request *req), (req), 0)                                                      \
+	X(Startall, (int count, MPI_Request reqs[]), (count, reqs), 0)                              \
+	X(Win_unlock, (int rank, MPI_Win win), (rank, win), 0)                                      \
+	X(Win_unlock_all, (MPI_Win win), (win), 0)
+SENDS(ORDER_CALL)
+
+#define RECEIVES(X)                                                                                 \
+	X(Recv, (void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,       \
+		 MPI_Status *status), (buf, count, type, source, tag, comm, status), 1)             \
+	X(Mrecv, (void *buf, int count, MPI_Datatype type, MPI_Message *msg, MPI_Status *status),   \
+	  (buf, count, type, msg, status), 1)                                                       \
+	X(Wait, (MPI_Request *req, MPI_Status *status), (req, status), 1)                           \
+	X(Waitall, (int count, MPI_Request reqs[], MPI_Status statuses[]), (count, reqs, statuses), \
+	  count > 0)                                                                                \
+	X(Waitany, (int count, MPI_Request reqs[], int *index, MPI_Status *status),                 \
+	  (count, reqs, index, status), *index != MPI_UNDEFINED)                                    \
+	X(Waitsome, (int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]), \
+	  (count, reqs, outcount, indices, statuses), *outcount > 0)                                \
+	X(Test, (MPI_Request *req, int *flag, MPI_Status *status), (req, flag, status), *flag)      \
+	X(Testall, (int count, MPI_Request reqs[], int *flag, MPI_Status statuses[]),               \
+	  (count, reqs, flag, statuses), *flag && count > 0)                                        \
+	X(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status),     \
+	  (count, reqs, index, flag, status), *flag && *index != MPI_UNDEFINED)                     \
+	X(Testsome, (int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[]), \
+	  (count, reqs, outcount, indices, statuses), *outcount > 0 && *outcount != MPI_UNDEFINED)  \
+	X(Win_lock, (int type, int rank, int assert, MPI_Win win), (type, rank, assert, win), 1)   \
+	X(Win_lock_all, (int assert, MPI_Win win), (assert, win), 1)
+RECEIVES(HEAR_CALL)
 
 /* ---- MPI_Finalize: one summary of every rank's statistics ------------------ */
 

@@ -113,7 +113,23 @@ FFIO_API void ffio_buf_free(void *p, size_t size);
  * (non-temporal stores for large copies). */
 FFIO_API void ffio_copy_stream(void *dst, const void *src, size_t n);
 
-/* ---- messages ----------------------------------------------------------- */
+/* ---- messages between processes ----------------------------------------- */
+
+/* For messages ffio cannot see (an MPI library's, through shared memory):
+ * ffio_order_tell before this process tells another one something: every
+ * file's writes go to the kernel (one load when nothing was written since
+ * the last time).  ffio_order_heard after it heard from another one: every
+ * file writes back and drops its clean data, so that its next reads see
+ * what the other process wrote before it spoke (one load when nothing
+ * was read into a stack since the last one; files marked FFIO_FILE_SIEVE,
+ * one writer, are left alone).  0, or the first file's
+ * error as -errno; each file keeps its own error too and returns it at
+ * its next write, fsync or close.  Nothing is done inside ffio or in a
+ * signal handler. */
+FFIO_API int ffio_order_tell(void);
+FFIO_API int ffio_order_heard(void);
+
+/* ---- messages to the log ---------------------------------------------------- */
 
 /* One line (no trailing newline needed) to ffio's log (stderr, or
  * FF_IO_LOGFILE), prefixed "ffio: ". */

@@ -60,27 +60,31 @@
 #include "interpose.h"
 
 int ffio_unwritten_any;
+int ffio_learnt;
 int ffio_write_through_shared;
 
 /* ---- messages ----------------------------------------------------------- */
 
 /* Every file's writes (but except's) to the kernel.  Errors are the
- * files' own, deferred to their next call; errno is kept. */
-static void write_back_all(const struct ffio_file *except)
+ * files' own, deferred to their next call (the first is returned too);
+ * errno is kept. */
+static int write_back_all(const struct ffio_file *except)
 {
 	int saved = errno;
-	(void)IN_LIB(ffio_files_order(0, except));
+	int err = IN_LIB(ffio_files_order(0, except));
 	errno = saved;
+	return err;
 }
 
 /* The same, when some write entered a stack since the last time. */
-static void release_but(const struct ffio_file *except)
+static int release_but(const struct ffio_file *except)
 {
 	if (!__atomic_exchange_n(&ffio_unwritten_any, 0, __ATOMIC_ACQ_REL))
-		return;
-	write_back_all(except);
+		return 0;
+	int err = write_back_all(except);
 	if (except != NULL) /* it may hold writes still */
 		__atomic_store_n(&ffio_unwritten_any, 1, __ATOMIC_RELAXED);
+	return err;
 }
 
 /* Not inside ffio, nor in a signal handler (handlers.c), nor before the
@@ -90,9 +94,9 @@ static int may_order(void)
 	return !ffio_in_lib && !ffio_in_handler && ffio_real_ready() && ffio_real.fstat;
 }
 
-static void release(void)
+static int release(void)
 {
-	release_but(NULL);
+	return release_but(NULL);
 }
 
 /* A descriptor through which data reaches another process or a person:
@@ -120,7 +124,7 @@ void ffio_tell(int fd)
 		return;
 	int saved = errno;
 	if (fd == -1 || is_channel(fd) > 0)
-		release();
+		(void)release();
 	errno = saved;
 }
 
@@ -279,14 +283,32 @@ static uint64_t heard_ns; /* when the process last heard something */
 /* Every file writes back and forgets its clean data and sizes: what it
  * reads next comes from the kernel.  Errors are the files' own, deferred
  * to their next call; errno is kept. */
-void ffio_heard_any(void)
+static int hear_all(void)
 {
 	if (!ffio_any_open() || !may_order())
-		return;
+		return 0;
 	int saved = errno;
 	__atomic_store_n(&heard_ns, ffio_now_ns(), __ATOMIC_RELAXED);
-	(void)IN_LIB(ffio_files_order(1, NULL));
+	/* Nothing learnt since the last time: nothing to undo; sizes alone:
+	 * forget them, no write-back (ffio-internal.h).  What other threads
+	 * learn while the flags are clear sets them again. */
+	int learnt = __atomic_exchange_n(&ffio_learnt, 0, __ATOMIC_ACQ_REL);
+	if (!learnt) {
+		errno = saved;
+		return 0;
+	}
+	ffio_thread.hearing = 1;
+	int err = IN_LIB(ffio_files_order(learnt & FFIO_LEARNT_DATA ? 1 : FFIO_ORDER_FORGET, NULL));
+	ffio_thread.hearing = 0;
+	if (err < 0) /* a file may keep what it could not write */
+		__atomic_fetch_or(&ffio_learnt, learnt, __ATOMIC_RELAXED);
 	errno = saved;
+	return err;
+}
+
+void ffio_heard_any(void)
+{
+	(void)hear_all();
 }
 
 /* The end of a sleep of asked_ns: heard when it asked for 1 ms or more,
@@ -483,6 +505,22 @@ FFIO_EXPORT int usleep(useconds_t us)
 	int rc = ffio_real.usleep(us);
 	slept(ns_of(&t));
 	return rc;
+}
+
+/* ---- messages the program's libraries know of (ffio_ext.h) ---------------- */
+
+/* A library whose messages make no system call (MPI over shared memory:
+ * adio_glue) says when one leaves and when one came. */
+int ffio_order_tell(void)
+{
+	if (!ffio_unwritten_pending() || !may_order())
+		return 0;
+	return release();
+}
+
+int ffio_order_heard(void)
+{
+	return hear_all();
 }
 
 /* ---- shared mappings of record-locked files ------------------------------ */

@@ -348,6 +348,10 @@ struct ffio_thread_state {
 	 * was inside ffio waits, with the program's other signals, until the
 	 * thread leaves (handlers.c): set while one waits. */
 	int signal_waiting;
+	/* Set while the thread writes back and drops every file's clean
+	 * data for a message heard (coherence.c): its own calls into the
+	 * stacks cache nothing that stays. */
+	int hearing;
 };
 extern _Thread_local struct ffio_thread_state ffio_thread __attribute__((tls_model("initial-exec")));
 #define ffio_in_lib (ffio_thread.in_lib)
@@ -563,7 +567,12 @@ int ffio_flush_all(void);
  * first; a lock taken (drop_clean): every file drops its clean data too,
  * so that reads see what other processes wrote before they released it.
  * A lock on one file commonly guards others (SQLite's on its -shm guards
- * its -wal).  An error is each file's, deferred; the first is returned. */
+ * its -wal).  An error is each file's, deferred; the first is returned.
+ * drop_clean FFIO_ORDER_FORGET: no write-back, every file forgets its
+ * sizes and clean pages only (dirty data stays).
+ * For a message heard (ffio_thread.hearing), files marked one-writer
+ * (FFIO_FILE_SIEVE: this process alone writes them) are left alone. */
+#define FFIO_ORDER_FORGET 2
 int ffio_files_order(int drop_clean, const struct ffio_file *except);
 void ffio_exit_all(void);
 /* Around fork (the files' part of fork.c's handlers): every file passes
@@ -589,6 +598,24 @@ static inline void ffio_note_unwritten(struct ffio_file *f)
 static inline int ffio_unwritten_pending(void)
 {
 	return __builtin_expect(__atomic_load_n(&ffio_unwritten_any, __ATOMIC_RELAXED), 0);
+}
+/* What a message heard must undo (coherence.c), set when a call entered a
+ * stack (stack.c): FFIO_LEARNT_DATA by a read (or open, advice, an
+ * asynchronous read): some file may hold bytes another process can make
+ * stale; FFIO_LEARNT_SIZE by a size or truncate call: some file may know a
+ * size.  A message heard clears them: with DATA every file writes back and
+ * drops its clean data and sizes; with SIZE alone every file forgets its
+ * sizes and clean pages, and its dirty data stays (a stack only written
+ * holds no bytes but its own: without .sieve a cache writes back only the
+ * bytes written, and reads, setting DATA, whatever else it serves); with
+ * neither, hearing costs one load. */
+#define FFIO_LEARNT_DATA 1
+#define FFIO_LEARNT_SIZE 2
+extern int ffio_learnt;
+static inline void ffio_note_learnt(int what)
+{
+	if (what && !ffio_thread.hearing && (__atomic_load_n(&ffio_learnt, __ATOMIC_RELAXED) & what) != what)
+		__atomic_fetch_or(&ffio_learnt, what, __ATOMIC_RELAXED);
 }
 /* Before data leaves the process through fd (-1: through a socket, or a
  * signal): when fd is a pipe, socket, FIFO or terminal, every file's

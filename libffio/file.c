@@ -796,8 +796,21 @@ int ffio_files_order(int drop_clean, const struct ffio_file *except)
 		int err = 0;
 		if (f == except)
 			continue;
+		/* A message heard tells nothing new of a file this process
+		 * alone writes (glue: netCDF without NC_SHARE): its cached
+		 * data stays, dirty and clean (coherence.c). */
 		pthread_mutex_lock(&f->lock);
-		err = ffio_file_write_back(f, drop_clean);
+		if (ffio_thread.hearing && (f->glue_flags & FFIO_FILE_SIEVE)) {
+			pthread_mutex_unlock(&f->lock);
+			continue;
+		}
+		if (drop_clean == FFIO_ORDER_FORGET && f->top) {
+			ffio_in_lib++;
+			err = ffio_layer_invalidate(f->top);
+			ffio_in_lib--;
+		} else if (drop_clean != FFIO_ORDER_FORGET) {
+			err = ffio_file_write_back(f, drop_clean);
+		}
 		ffio_file_set_error(f, err);
 		if (!first)
 			first = err;

@@ -9,32 +9,37 @@
 #include "ffio-internal.h"
 
 /* Every call into a stack passes here (or through the few direct calls of
- * ofd.c and file.c, which count too): the file's stack_calls moves on. */
-static inline struct ffio_layer *entered(struct ffio_layer *x)
+ * ofd.c and file.c, which count too, and learn nothing): the file's
+ * stack_calls moves on.  A call that may bring data or a size into the
+ * stack says which (FFIO_LEARNT_*): what a message heard must undo
+ * (coherence.c). */
+static inline struct ffio_layer *entered(struct ffio_layer *x, int learns)
 {
-	if (x)
+	if (x) {
 		x->file->stack_calls++;
+		ffio_note_learnt(learns);
+	}
 	return x;
 }
 
 /* The first layer at or below x whose method m is set, or NULL. */
-#define FIND(x, m)                                \
-	({                                        \
-		struct ffio_layer *f_ = entered(x); \
-		while (f_ && !f_->ops->m)         \
-			f_ = f_->below;           \
-		f_;                               \
+#define FIND(x, m, learns)                                \
+	({                                                \
+		struct ffio_layer *f_ = entered(x, learns); \
+		while (f_ && !f_->ops->m)                \
+			f_ = f_->below;                  \
+		f_;                                      \
 	})
 
 int ffio_below_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
 {
-	struct ffio_layer *x = FIND(l->below, open);
+	struct ffio_layer *x = FIND(l->below, open, FFIO_LEARNT_DATA | FFIO_LEARNT_SIZE);
 	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
 }
 
 int ffio_below_close(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l->below, close);
+	struct ffio_layer *x = FIND(l->below, close, 0);
 	return x ? x->ops->close(x) : 0;
 }
 
@@ -45,7 +50,7 @@ static ssize_t layer_rwv(struct ffio_layer *x, int write, const struct iovec *io
 {
 	ssize_t total = 0;
 
-	for (x = entered(x); x; x = x->below) {
+	for (x = entered(x, write ? 0 : FFIO_LEARNT_DATA); x; x = x->below) {
 		if (write ? x->ops->pwritev != NULL : x->ops->preadv != NULL)
 			return write ? x->ops->pwritev(x, iov, iovcnt, off) : x->ops->preadv(x, iov, iovcnt, off);
 		if (write ? x->ops->pwrite != NULL : x->ops->pread != NULL)
@@ -77,7 +82,7 @@ static ssize_t layer_pwritev(struct ffio_layer *x, const struct iovec *iov, int 
 
 static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 {
-	for (x = entered(x); x; x = x->below) {
+	for (x = entered(x, FFIO_LEARNT_DATA); x; x = x->below) {
 		if (x->ops->pread)
 			return x->ops->pread(x, buf, n, off);
 		if (x->ops->preadv) {
@@ -90,7 +95,7 @@ static ssize_t layer_pread(struct ffio_layer *x, void *buf, size_t n, off_t off)
 
 static ssize_t layer_pwrite(struct ffio_layer *x, const void *buf, size_t n, off_t off)
 {
-	for (x = entered(x); x; x = x->below) {
+	for (x = entered(x, 0); x; x = x->below) {
 		if (x->ops->pwrite)
 			return x->ops->pwrite(x, buf, n, off);
 		if (x->ops->pwritev) {
@@ -133,7 +138,7 @@ ssize_t ffio_layer_pwritev(struct ffio_layer *l, const struct iovec *iov, int io
 
 int ffio_layer_flush(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l, flush);
+	struct ffio_layer *x = FIND(l, flush, 0);
 	return x ? x->ops->flush(x) : 0;
 }
 
@@ -144,7 +149,7 @@ int ffio_below_flush(struct ffio_layer *l)
 
 int ffio_layer_fsync(struct ffio_layer *l, int datasync)
 {
-	struct ffio_layer *x = FIND(l, fsync);
+	struct ffio_layer *x = FIND(l, fsync, 0);
 	return x ? x->ops->fsync(x, datasync) : -ENOSYS;
 }
 
@@ -155,7 +160,7 @@ int ffio_below_fsync(struct ffio_layer *l, int datasync)
 
 int ffio_layer_truncate(struct ffio_layer *l, off_t len)
 {
-	struct ffio_layer *x = FIND(l, truncate);
+	struct ffio_layer *x = FIND(l, truncate, FFIO_LEARNT_SIZE);
 	return x ? x->ops->truncate(x, len) : -ENOSYS;
 }
 
@@ -166,7 +171,7 @@ int ffio_below_truncate(struct ffio_layer *l, off_t len)
 
 int ffio_layer_size(struct ffio_layer *l, off_t *len)
 {
-	struct ffio_layer *x = FIND(l, size);
+	struct ffio_layer *x = FIND(l, size, FFIO_LEARNT_SIZE);
 	return x ? x->ops->size(x, len) : -ENOSYS;
 }
 
@@ -177,7 +182,7 @@ int ffio_below_size(struct ffio_layer *l, off_t *len)
 
 int ffio_layer_invalidate(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l, invalidate);
+	struct ffio_layer *x = FIND(l, invalidate, 0);
 	return x ? x->ops->invalidate(x) : 0;
 }
 
@@ -188,7 +193,7 @@ int ffio_below_invalidate(struct ffio_layer *l)
 
 int ffio_below_advise(struct ffio_layer *l, off_t off, off_t len, int advice)
 {
-	struct ffio_layer *x = FIND(l->below, advise);
+	struct ffio_layer *x = FIND(l->below, advise, FFIO_LEARNT_DATA);
 	return x ? x->ops->advise(x, off, len, advice) : -EOPNOTSUPP;
 }
 
@@ -217,19 +222,19 @@ static int submit_sync(struct ffio_layer *l, struct ffio_req *r)
 
 int ffio_below_submit(struct ffio_layer *l, struct ffio_req *r)
 {
-	struct ffio_layer *x = FIND(l->below, submit);
+	struct ffio_layer *x = FIND(l->below, submit, r->op == FFIO_OP_READ ? FFIO_LEARNT_DATA : 0);
 	return x ? x->ops->submit(x, r) : submit_sync(l->below, r);
 }
 
 int ffio_below_commit(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l->below, commit);
+	struct ffio_layer *x = FIND(l->below, commit, 0);
 	return x ? x->ops->commit(x) : 0;
 }
 
 int ffio_below_reap(struct ffio_layer *l, unsigned min)
 {
-	struct ffio_layer *x = FIND(l->below, reap);
+	struct ffio_layer *x = FIND(l->below, reap, 0);
 	return x ? x->ops->reap(x, min) : 0;
 }
 
@@ -295,12 +300,12 @@ int ffio_below_pwritev_full(struct ffio_layer *l, const struct iovec *iov, int i
 
 int ffio_layer_close(struct ffio_layer *l)
 {
-	struct ffio_layer *x = FIND(l, close);
+	struct ffio_layer *x = FIND(l, close, 0);
 	return x ? x->ops->close(x) : 0;
 }
 
 int ffio_layer_open(struct ffio_layer *l, int dirfd, const char *path, int flags, mode_t mode)
 {
-	struct ffio_layer *x = FIND(l, open);
+	struct ffio_layer *x = FIND(l, open, FFIO_LEARNT_DATA | FFIO_LEARNT_SIZE);
 	return x ? x->ops->open(x, dirfd, path, flags, mode) : -ENOSYS;
 }

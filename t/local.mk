@@ -9,6 +9,7 @@ include t/cache.mk
 include t/uring.mk
 include t/reliability.mk
 include t/adio.mk
+include t/mpi_order.mk
 include t/netcdf.mk
 include t/trans.mk
 include t/diff.mk
