@@ -516,6 +516,8 @@ static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_
 ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off);
 int ffio_file_truncate(struct ffio_file *f, off_t len);
+/* truncate(2) of path, which names f: the kernel's call after f's writes. */
+int ffio_file_truncate_path(struct ffio_file *f, const char *path, off_t len);
 int ffio_file_size(struct ffio_file *f, off_t *len);
 /* The size a stat reports, given the kernel's: the kernel's when the stack
  * holds nothing unwritten (the stack then follows it), else the stack's. */

@@ -335,10 +335,8 @@ FFIO_EXPORT int truncate(const char *path, off_t len)
 		f = file_of_stat(&st);
 	if (f == NULL)
 		return ffio_real.truncate(path, len);
-	int rc = IN_LIB(ffio_file_truncate(f, len));
+	int rc = IN_LIB(ffio_file_truncate_path(f, path, len));
 	ffio_file_put(f);
-	if (rc == -ENOSYS) /* it passed through meanwhile */
-		return ffio_real.truncate(path, len);
 	return (int)result(rc);
 }
 

@@ -40,7 +40,7 @@ extern char **environ;
 enum kind {
 	K_OPEN, K_CLOSE, K_DUP, K_DUP2, K_WRITE, K_READ, K_SEEK, K_HOLE, K_TRUNC,
 	K_STAT, K_SYNC, K_FCNTL, K_RENAME, K_FORK, K_MMAP, K_CLOSERANGE, K_STDIO,
-	K_SPAWN, K_PEER, K_THREAD, NKIND
+	K_SPAWN, K_PEER, K_THREAD, K_RDONLY, NKIND
 };
 extern unsigned kmask;
 
@@ -108,5 +108,6 @@ unsigned char *read_all(int fd, size_t *len);
 int spawn_capture(char *const argv[], char **envp, unsigned char **out, size_t *len);
 void op_spawn(int plain);
 void op_thread(void);
+void op_rdonly(void);
 
 #endif

@@ -33,7 +33,6 @@ void op_open(int first)
 	}
 }
 
-
 void op_close(void)
 {
 	struct res r[2];
@@ -483,3 +482,186 @@ void op_thread(void)
 	if (same(w, "thread pwrites (x=2nd)"))
 		same(r, "thread preads (x=2nd)");
 }
+
+/* ---- the file held only for reading, then a call by path ---- */
+
+/* Bytes [off, off+n) and the size, through slot i (a read-only one), and
+ * the size by path: what the call by path left for the reader. */
+static void reread(int i, off_t off, size_t n, const char *what)
+{
+	struct res r[2];
+	for (int s = 0; s < 2; s++) {
+		struct stat st = {0}, sp = {0};
+		errno = 0;
+		r[s] = RES(pread(slot[i][s], rbuf[s], n, off));
+		r[s].b = rbuf[s], r[s].n = r[s].r > 0 ? (size_t)r[s].r : 0;
+		if (fstat(slot[i][s], &st) < 0 || stat(path[s], &sp) < 0)
+			st.st_size = sp.st_size = -1;
+		r[s].x = (long long)st.st_size * (MAXF * 4) + sp.st_size; /* both sizes */
+	}
+	same(r, what);
+}
+
+/* A new file of n drawn bytes (the same on both sides) at p[side]. */
+static void make_file(char *const p[2], size_t n, struct res r[2])
+{
+	fill(wbuf, n);
+	for (int s = 0; s < 2; s++) {
+		errno = 0;
+		int fd = open(p[s], O_CREAT | O_TRUNC | O_WRONLY, 0644);
+		r[s] = RES(fd < 0 ? -1 : write(fd, wbuf, n));
+		if (fd >= 0 && close(fd) < 0)
+			r[s] = RES(-1);
+	}
+}
+
+/* One call by path that changes or looks at the file, while this process
+ * holds it open only for reading (ffio then has its clean pages, through
+ * a descriptor of its own that is read only too). */
+static void path_call(int h, off_t off, size_t n)
+{
+	static char p2[2][2 * PATH_MAX + 8];
+	char *news[2] = {p2[0], p2[1]}, *olds[2] = {path[0], path[1]};
+	struct res r[2];
+	FILE *fp;
+	int fd;
+	off_t len = rnd(twin_size() + 2 * PAGE);
+	switch (h) {
+	case 0:
+		tra(", truncate path %lld", (long long)len);
+		for (int s = 0; s < 2; s++)
+			errno = 0, r[s] = RES(truncate(path[s], len));
+		same(r, "truncate");
+		break;
+	case 1: case 2: /* a writer by path: O_TRUNC, or at an offset */
+		fill(wbuf, n);
+		tra(", open %s, pwrite %zu at %lld, close", h == 1 ? "WRONLY|TRUNC" : "WRONLY", n, (long long)off);
+		for (int s = 0; s < 2; s++) {
+			errno = 0;
+			fd = open(path[s], O_WRONLY | (h == 1 ? O_TRUNC : 0));
+			r[s] = RES(fd < 0 ? -1 : pwrite(fd, wbuf, n, off));
+			if (fd >= 0 && close(fd) < 0)
+				r[s] = RES(-1);
+		}
+		same(r, "open, pwrite, close");
+		break;
+	case 3: /* times set by path */
+		tra(", utimensat path, fstat the reader");
+		for (int s = 0; s < 2; s++) {
+			struct stat st = {0};
+			errno = 0;
+			r[s] = RES(utimensat(AT_FDCWD, path[s], (struct timespec[2]){{1000, 0}, {2000, 0}}, 0));
+			r[s].x = stat(path[s], &st) == 0 ? st.st_mtime : -1;
+		}
+		same(r, "utimensat, x=mtime");
+		break;
+	case 4: case 5: /* another file renamed over it; it removed and made again */
+		for (int s = 0; s < 2; s++)
+			snprintf(p2[s], sizeof p2[s], "%s.new", path[s]);
+		tra(h == 4 ? ", a new file of %zu renamed over it" : ", unlinked, made again with %zu", n);
+		if (h == 5)
+			for (int s = 0; s < 2; s++)
+				errno = 0, r[s] = RES(unlink(path[s]));
+		if (h == 4 || same(r, "unlink"))
+			make_file(h == 4 ? news : olds, n, r);
+		if (same(r, "new file") && h == 4) {
+			for (int s = 0; s < 2; s++)
+				errno = 0, r[s] = RES(rename(p2[s], path[s]));
+			same(r, "rename over it");
+		}
+		break;
+	case 6: /* a hard link, written through */
+		fill(wbuf, n);
+		tra(", link, pwrite %zu at %lld through the link", n, (long long)off);
+		for (int s = 0; s < 2; s++) {
+			snprintf(p2[s], sizeof p2[s], "%s.lnk", path[s]);
+			errno = 0;
+			r[s] = RES(link(path[s], p2[s]));
+			if (r[s].r == 0) {
+				fd = open(p2[s], O_WRONLY);
+				r[s] = RES(fd < 0 ? -1 : pwrite(fd, wbuf, n, off));
+				if ((fd >= 0 && close(fd) < 0) || unlink(p2[s]) < 0)
+					r[s] = RES(-1);
+			}
+		}
+		same(r, "link, pwrite, close");
+		break;
+	case 7: /* stdio by path */
+		fill(wbuf, n);
+		for (size_t j = 0; j < n; j++)
+			wbuf[j] = (unsigned char)('a' + wbuf[j] % 26);
+		tra(", fopen %s, fwrite %zu, fclose", off & 1 ? "r+" : "w", n);
+		for (int s = 0; s < 2; s++) {
+			errno = 0;
+			fp = fopen(path[s], off & 1 ? "r+" : "w");
+			r[s] = RES(fp ? (long long)fwrite(wbuf, 1, n, fp) : -1);
+			if (fp && fclose(fp) != 0)
+				r[s] = RES(-1);
+		}
+		same(r, "fopen, fwrite, fclose");
+		break;
+	default: { /* a child program writes it: with ffio or without */
+		char bytes[49] = "", at[24];
+		int plain = (int)rnd(2);
+		for (size_t j = 0, k = 1 + (size_t)rnd(48); j < k; j++)
+			bytes[j] = (char)('a' + rnd(26));
+		snprintf(at, sizeof at, "%lld", (long long)off);
+		tra(", a child%s writes [%s] at %s", plain ? " without ffio" : "", bytes, at);
+		for (int s = 0; s < 2; s++) {
+			char *dd[] = {"sh", "-c",
+				"printf %s \"$1\" | dd of=\"$2\" bs=1 seek=\"$3\" conv=notrunc status=none",
+				"sh", bytes, path[s], at, NULL};
+			unsigned char *out;
+			size_t len;
+			errno = 0;
+			r[s] = RES(spawn_capture(dd, plain ? env_plain : environ, &out, &len));
+			r[s].x = (long long)len;
+			free(out);
+		}
+		same(r, "status, x=bytes out");
+		break;
+	}
+	}
+}
+
+void op_rdonly(void)
+{
+	struct res r[2];
+	int fd[2], h = (int)rnd(9), keep = (int)rnd(2);
+	off_t off = rnd_off();
+	size_t n = rnd_len();
+	tr("every slot closed, open RDONLY, pread %zu at %lld; then (%d)", n, (long long)off, h);
+	for (int i = 0; i < NSLOT; i++)
+		if (used[i]) {
+			for (int s = 0; s < 2; s++)
+				errno = 0, r[s] = RES(close(slot[i][s]));
+			drop(i);
+			if (!same(r, "close"))
+				return;
+		}
+	for (int s = 0; s < 2; s++) {
+		errno = 0;
+		fd[s] = open(path[s], O_RDONLY | (rnd(2) ? O_CREAT : 0), 0644);
+		r[s] = RES(fd[s] < 0 ? -1 : 0);
+	}
+	if (!same(r, "open") || fd[0] < 0) {
+		for (int s = 0; s < 2; s++)
+			if (fd[s] >= 0)
+				close(fd[s]);
+		return op_open(1);
+	}
+	int i = add(fd);
+	reread(i, off, n, "pread, x=sizes");
+	path_call(h, off, n);
+	if (!msg[0])
+		reread(i, off, n, "then pread, x=sizes");
+	if (keep || msg[0])
+		return;
+	tra(" | reader closed, RDWR opened");
+	for (int s = 0; s < 2; s++)
+		errno = 0, r[s] = RES(close(slot[i][s]));
+	drop(i);
+	if (same(r, "close"))
+		op_open(1);
+}
+
