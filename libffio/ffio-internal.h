@@ -759,6 +759,14 @@ void ffio_fd_on_pressure(int (*release)(void));
 
 #include "real.h"
 
+/* The kernel's system call n, past the interposed syscall() (syscall.c):
+ * its result, or -1 with errno set.  FFIO_SYS(n, args...) takes up to six
+ * arguments, as syscall(2) does. */
+long ffio_syscall(long n, long a, long b, long c, long d, long e, long f);
+#define FFIO_SYS(...) FFIO_SYS_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+#define FFIO_SYS_(n, a, b, c, d, e, f, ...)                                                \
+	ffio_syscall((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+
 /* ---- process-wide state ------------------------------------------------ */
 
 /* Parse FF_IO_OPTS etc. once (idempotent); the spec in force or NULL. */

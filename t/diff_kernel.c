@@ -17,7 +17,7 @@
  *
  * Operation kinds (-o takes a comma list of them, default all):
  *   open close dup dup2 write read seek hole trunc stat sync fcntl rename
- *   fork mmap closerange stdio spawn peer thread rdonly
+ *   fork mmap closerange stdio spawn peer thread rdonly rawfd
  * "fork" runs a few read/write/seek/stat/trunc steps in a forked child
  * through the inherited descriptors (the child compares too and reports
  * through a pipe); "spawn" runs cat(1) on both paths with the environment
@@ -28,8 +28,10 @@
  * descriptor, opens the file read only, reads it, makes one call by path
  * (truncate, an open that writes, O_TRUNC, utimensat, a file renamed over
  * it, unlink and a new one, a hard link written through, fopen, a child
- * that writes it) and reads again through the reader.  1 read or write in
- * 25 has a buffer the kernel refuses (t/bad_buf.h).
+ * that writes it) and reads again through the reader; "rawfd" closes, dups,
+ * reads, writes and cuts with syscall(2) (a closed number then gives
+ * EBADF).  1 read or write in 25 has a buffer the kernel refuses
+ * (t/bad_buf.h).
  *
  * Usage: diff_kernel [-s SEED] [-n SEEDS] [-k STEPS] [-t SECONDS] [-o KIND,...] [-v]
  * Without -s/-n/-t: a fixed list of seeds (make check).  -t runs seeds from
@@ -48,8 +50,8 @@ uint64_t rs; /* rng.h's generator, shared with t/diff_kernel_ops.c */
 static const char *const kname[NKIND] = {
 	"open", "close", "dup", "dup2", "write", "read", "seek", "hole", "trunc",
 	"stat", "sync", "fcntl", "rename", "fork", "mmap", "closerange", "stdio",
-	"spawn", "peer", "thread", "rdonly"};
-static const int kweight[NKIND] = {6, 4, 3, 2, 22, 16, 6, 2, 3, 6, 2, 3, 1, 2, 2, 1, 2, 1, 1, 1, 2};
+	"spawn", "peer", "thread", "rdonly", "rawfd"};
+static const int kweight[NKIND] = {6, 4, 3, 2, 22, 16, 6, 2, 3, 6, 2, 3, 1, 2, 2, 1, 2, 1, 1, 1, 2, 2};
 unsigned kmask = (1u << NKIND) - 1;
 
 /* One seed's state (and rng.h's rs).  Side 0 is the managed file, side 1
@@ -238,7 +240,8 @@ static void do_op(int k)
 	case K_SPAWN: op_spawn(0); break;
 	case K_PEER: op_spawn(1); break;
 	case K_THREAD: op_thread(); break;
-	default: op_rdonly(); break;
+	case K_RDONLY: op_rdonly(); break;
+	default: op_rawfd(); break;
 	}
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,7 +41,7 @@ extern char **environ;
 enum kind {
 	K_OPEN, K_CLOSE, K_DUP, K_DUP2, K_WRITE, K_READ, K_SEEK, K_HOLE, K_TRUNC,
 	K_STAT, K_SYNC, K_FCNTL, K_RENAME, K_FORK, K_MMAP, K_CLOSERANGE, K_STDIO,
-	K_SPAWN, K_PEER, K_THREAD, K_RDONLY, NKIND
+	K_SPAWN, K_PEER, K_THREAD, K_RDONLY, K_RAWFD, NKIND
 };
 extern unsigned kmask;
 
@@ -109,5 +110,6 @@ int spawn_capture(char *const argv[], char **envp, unsigned char **out, size_t *
 void op_spawn(int plain);
 void op_thread(void);
 void op_rdonly(void);
+void op_rawfd(void);
 
 #endif

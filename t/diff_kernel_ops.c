@@ -665,3 +665,65 @@ void op_rdonly(void)
 		op_open(1);
 }
 
+/* ---- descriptors changed by a raw system call (syscall(2)) ---- */
+
+/* A descriptor closed, duplicated, read, written or cut with syscall(2).
+ * (An open made that way is the kernel's alone under ffio, not drawn.) */
+void op_rawfd(void)
+{
+	static const char *const how[9] = {"close", "close_range", "dup", "dup3", "dup3 CLOEXEC",
+					   "fcntl F_DUPFD", "pwrite64", "pread64", "ftruncate"};
+	struct res r[2];
+	int h = (int)rnd(9), i = any(), b = any(), fd[2] = {-1, -1};
+	if (h <= 1 && nslot <= 1)
+		h = 4;
+	else if ((h == 2 || h == 5) && nslot >= NSLOT)
+		h = 0;
+	off_t off = rnd_off(), len = rnd(twin_size() + PAGE);
+	size_t n = rnd_len();
+	if (h == 6)
+		fill(wbuf, n);
+	tr("syscall(SYS_%s) slot %d", how[h], i);
+	switch (h) {
+	case 3: case 4: tra(" onto slot %d", b); break;
+	case 6: case 7: tra(" %zu at %lld", n, (long long)off); break;
+	case 8: tra(" %lld", (long long)len); break;
+	}
+	for (int s = 0; s < 2; s++) {
+		int a = slot[i][s];
+		long ret;
+		errno = 0;
+		switch (h) {
+		case 0: ret = syscall(SYS_close, a); break;
+		case 1: ret = syscall(SYS_close_range, a, a, 0); break;
+		case 2: ret = fd[s] = (int)syscall(SYS_dup, a); break;
+		case 3: ret = syscall(SYS_dup3, a, slot[b][s], 0); break;
+		case 4: ret = syscall(SYS_dup3, a, slot[b][s], O_CLOEXEC); break;
+		case 5: ret = fd[s] = (int)syscall(SYS_fcntl, a, F_DUPFD, 0); break;
+		case 6: ret = syscall(SYS_pwrite64, a, wbuf, n, off); break;
+		case 7: ret = syscall(SYS_pread64, a, rbuf[s], n, off); break;
+		default: ret = syscall(SYS_ftruncate, a, len); break;
+		}
+		r[s] = RES((h == 3 || h == 4) && ret == slot[b][s] ? 0 : h == 2 || h == 5 ? ret < 0 ? -1 : 0 : ret);
+		if (h == 7)
+			r[s].b = rbuf[s], r[s].n = ret > 0 ? (size_t)ret : 0;
+	}
+	int ok = same(r, how[h]);
+	if (h == 2 || h == 5) {
+		if (ok && fd[0] >= 0)
+			tra(" -> slot %d", add(fd));
+		else
+			for (int s = 0; s < 2; s++)
+				if (fd[s] >= 0)
+					close(fd[s]);
+	}
+	if (h > 1 || !ok)
+		return;
+	/* The number is free: a call on it is the kernel's EBADF. */
+	int old[2] = {slot[i][0], slot[i][1]};
+	drop(i);
+	tra(" | write to the closed number");
+	for (int s = 0; s < 2; s++)
+		errno = 0, r[s] = RES(write(old[s], "x", 1));
+	same(r, "write");
+}
