@@ -185,7 +185,7 @@ static int notify(const struct sigevent *sev)
 		info.si_pid = getpid();
 		info.si_uid = getuid();
 		info.si_value = sev->sigev_value;
-		if (syscall(SYS_rt_sigqueueinfo, getpid(), sev->sigev_signo, &info) < 0)
+		if (FFIO_SYS(SYS_rt_sigqueueinfo, getpid(), sev->sigev_signo, &info) < 0)
 			return -errno;
 		return 0;
 	}

@@ -67,7 +67,7 @@ void *ffio_map_anon(size_t len, int flags)
 	int how = MAP_PRIVATE | MAP_ANONYMOUS | flags;
 	void *p = ffio_real_ready() && ffio_real.mmap
 			  ? ffio_real.mmap(NULL, len, PROT_READ | PROT_WRITE, how, -1, 0)
-			  : (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, how, -1, (off_t)0);
+			  : (void *)FFIO_SYS(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, how, -1, (off_t)0);
 	return p == MAP_FAILED ? NULL : p;
 }
 

@@ -415,7 +415,7 @@ void ffio_heard(int fd)
 	X(ssize_t, recv, (int fd, void *buf, size_t n, int flags), (fd, buf, n, flags),                 \
 	  SYSCALL(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), r_ >= 0)                                \
 	X(ssize_t, recvfrom, (int fd, void *buf, size_t n, int flags, __SOCKADDR_ARG from, socklen_t *len), \
-	  (fd, buf, n, flags, from, len), SYSCALL(SYS_recvfrom, fd, buf, n, flags, from, len), r_ >= 0)  \
+	  (fd, buf, n, flags, from, len), SYSCALL(SYS_recvfrom, fd, buf, n, flags, from.__sockaddr__, len), r_ >= 0) \
 	X(ssize_t, recvmsg, (int fd, struct msghdr *msg, int flags), (fd, msg, flags),                  \
 	  SYSCALL(SYS_recvmsg, fd, msg, flags), r_ >= 0)                                                \
 	X(int, recvmmsg, (int fd, struct mmsghdr *vec, unsigned n, int flags, struct timespec *limit),  \
@@ -492,7 +492,7 @@ FFIO_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespe
 FFIO_EXPORT unsigned sleep(unsigned seconds)
 {
 	struct timespec t = {(time_t)seconds, 0};
-	NEED(sleep, return syscall(SYS_nanosleep, &t, &t) == 0 ? 0 : (unsigned)t.tv_sec);
+	NEED(sleep, return FFIO_SYS(SYS_nanosleep, &t, &t) == 0 ? 0 : (unsigned)t.tv_sec);
 	unsigned rest = ffio_real.sleep(seconds);
 	slept(ns_of(&t));
 	return rest;
@@ -653,7 +653,7 @@ FFIO_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, .
 		want = va_arg(ap, void *);
 		va_end(ap);
 	}
-	NEED(mremap, return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, want));
+	NEED(mremap, return (void *)FFIO_SYS(SYS_mremap, old, old_len, new_len, flags, want));
 	void *p = ffio_real.mremap(old, old_len, new_len, flags, want);
 	if (p == MAP_FAILED || __atomic_load_n(&nmaps, __ATOMIC_RELAXED) == 0 || (flags & MREMAP_DONTUNMAP))
 		return p;

@@ -520,6 +520,8 @@ static inline ssize_t ffio_ofd_pwrite(struct ffio_ofd *o, const void *buf, size_
 ssize_t ffio_file_pread(struct ffio_file *f, void *buf, size_t n, off_t off);
 ssize_t ffio_file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t off);
 int ffio_file_truncate(struct ffio_file *f, off_t len);
+/* truncate(2) of path, which names f: the kernel's call after f's writes. */
+int ffio_file_truncate_path(struct ffio_file *f, const char *path, off_t len);
 int ffio_file_size(struct ffio_file *f, off_t *len);
 /* The size a stat reports, given the kernel's: the kernel's when the stack
  * holds nothing unwritten (the stack then follows it), else the stack's. */
@@ -783,6 +785,14 @@ void ffio_fd_on_pressure(int (*release)(void));
 /* ---- the system, bypassing interposition: ffio_real (real.h) -------- */
 
 #include "real.h"
+
+/* The kernel's system call n, past the interposed syscall() (syscall.c):
+ * its result, or -1 with errno set.  FFIO_SYS(n, args...) takes up to six
+ * arguments, as syscall(2) does. */
+long ffio_syscall(long n, long a, long b, long c, long d, long e, long f);
+#define FFIO_SYS(...) FFIO_SYS_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+#define FFIO_SYS_(n, a, b, c, d, e, f, ...)                                                \
+	ffio_syscall((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 
 /* ---- process-wide state ------------------------------------------------ */
 

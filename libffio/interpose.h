@@ -30,8 +30,8 @@
 		return -1;           \
 	} while (0)
 /* A wrapper's own system call, before the C library's function is known:
- * syscall(2) itself returns -1 with the kernel's errno. */
-#define SYSCALL(...) return syscall(__VA_ARGS__)
+ * -1 with the kernel's errno, as syscall(2), which ffio interposes too. */
+#define SYSCALL(...) return FFIO_SYS(__VA_ARGS__)
 #define NOSYS_NULL                   \
 	do {                         \
 		errno = ENOSYS;      \

@@ -23,7 +23,7 @@
  * while they start, before anything else is ready). */
 static int sys_ioctl(int fd, unsigned long request, void *arg)
 {
-	return (int)syscall(SYS_ioctl, fd, request, arg);
+	return (int)FFIO_SYS(SYS_ioctl, fd, request, arg);
 }
 
 static int on_data(unsigned long request)

@@ -33,7 +33,8 @@ libffio_core_la_SOURCES = \
 	libffio/aio.c \
 	libffio/govern.c \
 	libffio/env.c \
-	libffio/ext.c
+	libffio/ext.c \
+	libffio/syscall.c
 libffio_core_la_SOURCES += libffio/signal.c
 libffio_core_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=hidden
 libffio_core_la_LIBADD = $(LIBURING_LIBS) $(JEMALLOC_LIBS) -ldl

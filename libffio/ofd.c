@@ -544,6 +544,28 @@ int ffio_file_truncate(struct ffio_file *f, off_t len)
 	return LOCKED(f, STACK(f, truncate_stack(f, len), -ENOSYS));
 }
 
+/* truncate(2) by path is the kernel's own call, as the program made it:
+ * the kernel checks the path's permissions, which ffio's descriptor of the
+ * file does not have (it is read only when the program holds the file
+ * only for reading).  What the stack holds goes first, as the writes came
+ * before; then the stack forgets its clean data and sizes, as for a file
+ * another process cut or grew. */
+static int truncate_path(struct ffio_file *f, const char *path, off_t len)
+{
+	int err = STACK(f, ffio_layer_flush(f->top), 0);
+	if (err < 0)
+		return err;
+	if (ffio_real.truncate(path, len) < 0)
+		return -errno;
+	ffio_file_set_error(f, ffio_file_write_back(f, 1));
+	return 0;
+}
+
+int ffio_file_truncate_path(struct ffio_file *f, const char *path, off_t len)
+{
+	return LOCKED(f, truncate_path(f, path, len));
+}
+
 int ffio_file_size(struct ffio_file *f, off_t *len)
 {
 	return LOCKED(f, STACK(f, ffio_layer_size(f->top, len), -ENOSYS));

@@ -335,10 +335,8 @@ FFIO_EXPORT int truncate(const char *path, off_t len)
 		f = file_of_stat(&st);
 	if (f == NULL)
 		return ffio_real.truncate(path, len);
-	int rc = IN_LIB(ffio_file_truncate(f, len));
+	int rc = IN_LIB(ffio_file_truncate_path(f, path, len));
 	ffio_file_put(f);
-	if (rc == -ENOSYS) /* it passed through meanwhile */
-		return ffio_real.truncate(path, len);
 	return (int)result(rc);
 }
 
@@ -852,7 +850,7 @@ FFIO_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
  * is followed (coherence.c): locked as well, it makes writes go through. */
 FFIO_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	NEED(mmap, return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off));
+	NEED(mmap, return (void *)FFIO_SYS(SYS_mmap, addr, len, prot, flags, fd, off));
 	int file = !(flags & MAP_ANONYMOUS) && !ffio_in_lib;
 	struct ffio_file *f = file ? ffio_fd_file(fd) : NULL;
 	if (unlikely(f != NULL)) {

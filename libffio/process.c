@@ -205,7 +205,7 @@ FFIO_EXPORT void _exit(int status)
 		(void)IN_LIB(ffio_flush_all());
 	if (ffio_real._exit)
 		ffio_real._exit(status);
-	syscall(SYS_exit_group, status);
+	FFIO_SYS(SYS_exit_group, status);
 	__builtin_unreachable();
 }
 
@@ -258,7 +258,7 @@ FFIO_EXPORT void closefrom(int lowfd)
 {
 	ffio_fd_forget_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
 	NEED(close_range, {
-		syscall(SYS_close_range, lowfd, ~0U, 0);
+		FFIO_SYS(SYS_close_range, lowfd, ~0U, 0);
 		return;
 	});
 	(void)close_between(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U);
@@ -389,7 +389,7 @@ FFIO_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 FFIO_EXPORT void sync(void)
 {
 	NEED(sync, {
-		syscall(SYS_sync);
+		FFIO_SYS(SYS_sync);
 		return;
 	});
 	if (!ffio_in_lib)

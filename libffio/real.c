@@ -64,7 +64,7 @@ void ffio_real_init(void)
 	if (ffio_real_ready() && ffio_real.pwrite && ffio_real.openat && ffio_real.close)
 		return;
 	/* Without the real calls nothing can work; say so and stop. */
-	(void)!syscall(SYS_write, 2, msg, sizeof msg - 1);
+	(void)!FFIO_SYS(SYS_write, 2, msg, sizeof msg - 1);
 	abort();
 }
 

@@ -43,7 +43,7 @@ static void before(const struct rlimit *rl)
  * start, before anything else is ready. */
 static int sys_prlimit(pid_t pid, int resource, const struct rlimit *rl, struct rlimit *old)
 {
-	return (int)syscall(SYS_prlimit64, pid, resource, rl, old);
+	return (int)FFIO_SYS(SYS_prlimit64, pid, resource, rl, old);
 }
 
 static int set_limit(pid_t pid, int resource, const struct rlimit *rl, struct rlimit *old)

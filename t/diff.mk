@@ -4,7 +4,7 @@
 # kernel's; t/diff_kernel.sh runs it without preload and preloaded over
 # several stacks.
 check_PROGRAMS += t/diff_kernel
-t_diff_kernel_SOURCES = t/diff_kernel.c
+t_diff_kernel_SOURCES = t/diff_kernel.c t/diff_kernel_ops.c t/diff_kernel.h
 t_diff_kernel_LDADD = -lpthread
 check_SCRIPTS += t/diff_kernel.sh
 TESTS += t/diff_kernel.sh

@@ -35,7 +35,7 @@ run() { # description, command...
 # make it pass through to the kernel), with more steps.  .sieve fills holes
 # with the zeros it knows, so the file system allocates them: SEEK_DATA and
 # SEEK_HOLE are left out there (ffio-cache(7)).
-cached=open,close,dup,dup2,write,read,seek,hole,trunc,stat,sync,fcntl,rename,closerange,spawn,peer,thread
+cached=open,close,dup,dup2,write,read,seek,hole,trunc,stat,sync,fcntl,rename,closerange,spawn,peer,thread,rdonly,rawfd
 echo "1..10"
 run "no preload: the harness agrees with the kernel" env -u LD_PRELOAD -u FF_IO_OPTS "$prog"
 run "preloaded, FF_IO_OPTS empty" env FF_IO_OPTS= LD_PRELOAD="$lib" "$prog"
@@ -43,7 +43,7 @@ for spec in '*.dat(cache:4k:2:1)' '*.dat(cache:64k:8:2)' '*.dat(cache.sieve:64k:
 	'*.dat(cache:64k:8:2, uring:8)'; do
 	case $spec in
 	*sieve*)
-		every=open,close,dup,dup2,write,read,seek,trunc,stat,sync,fcntl,rename,fork,mmap,closerange,stdio,spawn,peer,thread
+		every=open,close,dup,dup2,write,read,seek,trunc,stat,sync,fcntl,rename,fork,mmap,closerange,stdio,spawn,peer,thread,rdonly,rawfd
 		kinds=$(echo "$cached" | sed 's/,hole//') ;;
 	*) every= kinds=$cached ;;
 	esac

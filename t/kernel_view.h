@@ -1,8 +1,9 @@
 /* t/kernel_view.h -- the file as the kernel has it, for tests that check
  * what reached the file system from inside a process using ffio, or
  * change it as another process would: raw
- * system calls, which no interposition sees (an open() of a file ffio has
- * open would join its cache, as it must). */
+ * system calls, which ffio leaves to the kernel for an open and for a
+ * descriptor it does not manage (an open() of a file ffio has open would
+ * join its cache, as it must; ffio(7), SEMANTICS). */
 #ifndef FFIO_KERNEL_VIEW_H
 #define FFIO_KERNEL_VIEW_H
 

@@ -6,7 +6,11 @@
 
 #include <stdint.h>
 
+#ifdef RNG_SHARED
+extern uint64_t rs; /* defined by one file of the program */
+#else
 static uint64_t rs;
+#endif
 
 static inline uint64_t rnd64(void)
 {
