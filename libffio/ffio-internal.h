@@ -262,6 +262,10 @@ struct ffio_file {
 	int error;                /* deferred error (-errno) not yet reported, or 0 */
 	int through;              /* calls go straight to the kernel (see above) */
 	int posix_locked;         /* a process-wide record lock was taken: flush before closes */
+	off_t app_lock_lo, app_lock_hi; /* the range [lo, hi) of the record lock the program
+				     took last and has not released (hi 0: none; f->lock):
+				     its reads and writes there are its own read-modify-
+				     write (ffio_file_app_locked) */
 	int users;                /* open descriptions and holds (files lock) */
 	int refs;                 /* users and lookups in progress: the memory (files lock) */
 	struct ffio_entry *entry;
@@ -531,6 +535,16 @@ int ffio_file_stat_size(struct ffio_file *f, off_t kernel, off_t *len);
 int ffio_file_write_back(struct ffio_file *f, int drop_clean);
 /* One more reference on f, given back with ffio_file_put (ffio_ext.h). */
 void ffio_file_get(struct ffio_file *f);
+/* The program took (or released: l_type F_UNLCK) the record lock fl (its
+ * start absolute) on f; posix: a process-wide lock, not an OFD one. */
+void ffio_file_note_lock(struct ffio_file *f, const struct flock *fl, int posix);
+/* Does the program hold a record lock over [off, off + n) of f (the one it
+ * took last; f->lock held)?  Data sieving (ROMIO's: lock, read the extent,
+ * modify it, write it, unlock) then reads and writes its own buffer. */
+static inline int ffio_file_app_locked(const struct ffio_file *f, off_t off, size_t n)
+{
+	return f->app_lock_lo <= off && (uint64_t)off + n <= (uint64_t)f->app_lock_hi;
+}
 /* ffio_file_flush, _fsync, _invalidate, _discard, _stats, _find_inode,
  * _put, _hold, _unhold and _set_flag: ffio_ext.h. */
 /* Make the kernel's view current before another path reads the file

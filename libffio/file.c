@@ -110,6 +110,25 @@ void ffio_file_put(struct ffio_file *f)
 	pthread_mutex_unlock(&files_lock);
 }
 
+void ffio_file_note_lock(struct ffio_file *f, const struct flock *fl, int posix)
+{
+	off_t lo = fl->l_start, hi = fl->l_len ? lo + fl->l_len : (off_t)INT64_MAX;
+	if (fl->l_len < 0) { /* [start + len, start) */
+		hi = lo;
+		lo += fl->l_len;
+	}
+	if (posix && fl->l_type != F_UNLCK)
+		__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&f->lock);
+	if (fl->l_type != F_UNLCK) {
+		f->app_lock_lo = lo;
+		f->app_lock_hi = hi;
+	} else if (lo < f->app_lock_hi && f->app_lock_lo < hi) { /* any of it: none */
+		f->app_lock_lo = f->app_lock_hi = 0;
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
 static int build_stack(struct ffio_file *f, struct ffio_entry *e)
 {
 	struct ffio_layer **link = &f->top;
@@ -472,6 +491,7 @@ static int release_locked(int fd, int kclose)
 	} else if (kclose && f->posix_locked && f->top) {
 		/* Closing any descriptor releases the process's record locks:
 		 * what they guarded goes to the file first. */
+		f->app_lock_lo = f->app_lock_hi = 0;
 		ffio_in_lib++;
 		ffio_file_set_error(f, ffio_layer_flush(f->top));
 		ffio_in_lib--;

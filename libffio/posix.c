@@ -572,10 +572,10 @@ static int lock_managed(struct ffio_ofd *o, int fd, int cmd, struct flock *app)
 		rc = -errno;
 	} else if (is_getlk(cmd)) {
 		*app = fl;
-	} else if (!release) {
-		if (cmd == F_SETLK || cmd == F_SETLKW)
-			__atomic_store_n(&f->posix_locked, 1, __ATOMIC_RELAXED);
-		lock_taken(fd, 1);
+	} else {
+		ffio_file_note_lock(f, &fl, cmd == F_SETLK || cmd == F_SETLKW);
+		if (!release)
+			lock_taken(fd, 1);
 	}
 	if (waits)
 		ffio_file_put(f);

@@ -28,3 +28,6 @@ check_PROGRAMS += t/cache_ra_steady
 TESTS += t/cache_ra_steady
 t_cache_ra_steady_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/layers/cache
 t_cache_ra_steady_LDADD = libffio_core.la
+check_PROGRAMS += t/cache_locked
+TESTS += t/cache_locked
+t_cache_locked_LDADD = libffio.la

@@ -550,6 +550,19 @@ static inline int aligned(const struct cache *c, const void *buf, size_t n, off_
  * writes 8 KiB windows (its block, twice the file system's). */
 #define HIT_MAX ((size_t)32 << 10)
 
+/* Does a request of n bytes at off go around the cache (straight below)?
+ * One of a page or more does; so does one larger than the hit path's
+ * (HIT_MAX) inside a range the program holds a record lock on: the
+ * program is doing its own read-modify-write there (ROMIO's data sieving
+ * locks the extent, reads it, modifies it in its buffer and writes it
+ * back), and the cache would only copy each byte once more and load whole
+ * pages around bytes it does not need.  Alignment is checked apart
+ * (aligned). */
+static inline int cache_around(const struct cache *c, size_t n, off_t off)
+{
+	return n >= c->conf.page || (n > HIT_MAX && ffio_file_app_locked(c->base.file, off, n));
+}
+
 /* Copy a small record: up to 16 bytes inline, where a call into the C
  * library's memcpy costs more than the copy (25 instructions for 8 bytes,
  * by callgrind). */

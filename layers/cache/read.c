@@ -154,7 +154,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
 	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
 		cache_pool_shrink(c);
-	if (n >= c->conf.page && c->size.cached_end == 0 && aligned(c, buf, n, off)) {
+	if (cache_around(c, n, off) && c->size.cached_end == 0 && aligned(c, buf, n, off)) {
 		/* No write of this open is cached: the file below holds every
 		 * byte, and its size need not be asked for (a short read is its
 		 * end).  Program I reads this way after each open. */
@@ -173,7 +173,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	if ((off_t)n > size - off)
 		n = (size_t)(size - off);
 	c->stats.b_read += n;
-	if (n >= c->conf.page && aligned(c, buf, n, off)) {
+	if (cache_around(c, n, off) && aligned(c, buf, n, off)) {
 		int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
 		/* A write-back the read needs and that fails is the file's
 		 * error, reported by its next write, fsync or close, never by

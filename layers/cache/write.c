@@ -252,9 +252,11 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 		return write_around(c, buf, n, off);
 	/* Large aligned writes go straight below, unless the layer below
 	 * writes behind asynchronously and the application leaves it time
-	 * to (behind_pays): then they are copied and submitted. */
-	if (n >= c->conf.page && aligned(c, buf, n, off)) {
-		if (!c->async.below)
+	 * to (behind_pays): then they are copied and submitted.  So do
+	 * smaller ones inside a range the program holds locked (cache_around):
+	 * it unlocks soon, a flush point, and the write would wait there. */
+	if (cache_around(c, n, off) && aligned(c, buf, n, off)) {
+		if (!c->async.below || n < c->conf.page) /* (under the program's lock: see cache_around) */
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
 		if (!behind_pays(c, n, now)) {
