@@ -215,8 +215,11 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 }
 
 /* The armed write into a page with a map of written bytes: marked too
- * (apart, so that write_hot stays a leaf). */
-__attribute__((noinline, target_clones("popcnt", "default"))) static ssize_t write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
+ * (apart, so that write_hot stays a leaf; never inlined, and built twice:
+ * with the popcnt instruction where the processor has it, which counts
+ * the bits newly marked). */
+__attribute__((target_clones("popcnt", "default"))) static ssize_t
+write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	struct cache_hot_write *w = &c->hotw;
 	uint32_t lo = (uint32_t)(off - w->at.start);
