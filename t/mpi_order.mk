@@ -6,6 +6,11 @@ check_PROGRAMS += t/mpi_order
 t_mpi_order_SOURCES = t/mpi_order.c
 t_mpi_order_LDADD = adio_glue/libffio_mpi.la
 $(t_mpi_order_OBJECTS) t/mpi_order$(EXEEXT): private CC = $(MPICC)
+# the same program without the glue: ffio-run must preload it
+check_PROGRAMS += t/mpi_order_plain
+t_mpi_order_plain_SOURCES = t/mpi_order.c
+t_mpi_order_plain_CFLAGS = $(AM_CFLAGS)
+$(t_mpi_order_plain_OBJECTS) t/mpi_order_plain$(EXEEXT): private CC = $(MPICC)
 endif
 TESTS += t/mpi_order.sh
 EXTRA_DIST += t/mpi_order.sh

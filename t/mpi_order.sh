@@ -29,7 +29,7 @@ run() {
 	fi
 	rm -f "$file"
 }
-echo "1..57"
+echo "1..59"
 n=2
 for stack in "cache:4k:16:2" "cache:64k:8:2" "cache.sieve:1m:16:2" "cache:1m:16:2, uring:64"; do
 	for write in at shared ordered posix; do
@@ -82,4 +82,21 @@ for stack in "cache:4k:16:2" "cache:1m:16:2, uring:64"; do
 		echo "# exit $rc, writes below the cache: ${writes:-none}, bytes as sent: $([ "$got" = "$expect" ] && echo yes || echo no)"
 	fi
 	rm -f "$file" "$dir"/log.*
+done
+
+# ffio-run preloads the glue into a program that loads MPICH's library:
+# the same program built without it (t/mpi_order_plain) then reads the
+# other rank's block after the barrier.
+run_tool=${top_builddir:-.}/bin/ffio-run
+for write in at posix; do
+	i=$((i + 1))
+	file="$dir/mpi_order_$i.dat"
+	if out=$(FFIO_LIB="$FFIO_LIB" FFIO_MPI_LIB="${top_builddir:-.}/adio_glue/.libs/libffio_mpi.so" timeout 60 $MPIEXEC -n 2 "$run_tool" -o "mpi_order_*.dat(cache:64k:8:2)" \
+		"$bin/mpi_order_plain" $write barrier "$file" 2>&1); then
+		echo "ok $i - 2 ranks, ffio-run, a program without the glue: $write barrier"
+	else
+		echo "not ok $i - 2 ranks, ffio-run, a program without the glue: $write barrier"
+		printf '%s\n' "$out" | head -5 | sed 's/^#* */# /'
+	fi
+	rm -f "$file"
 done
