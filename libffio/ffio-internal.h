@@ -814,6 +814,9 @@ long ffio_syscall(long n, long a, long b, long c, long d, long e, long f);
 void ffio_init(void);
 /* FF_IO_FLUSH_ON_SIGNAL: flush every file on SIGTERM/SIGINT (signal.c). */
 void ffio_signal_init(void);
+/* A file's stack is built: a forked child's flush on signals starts with
+ * its first cached file (one load otherwise). */
+void ffio_signal_file_opened(void);
 extern struct ffio_spec *ffio_global_spec;
 extern int ffio_open_diags;       /* FF_IO_OPEN_DIAGS */
 extern int ffio_logformat_json;   /* FF_IO_LOGFORMAT=json */

@@ -133,6 +133,7 @@ static int build_stack(struct ffio_file *f, struct ffio_entry *e)
 {
 	struct ffio_layer **link = &f->top;
 
+	ffio_signal_file_opened();
 	for (int i = 0; i < e->nlayers; i++) {
 		const struct ffio_layer_ops *ops = e->layer[i].ops;
 		size_t size = ops->instance_size < sizeof(struct ffio_layer) ? sizeof(struct ffio_layer) : ops->instance_size;

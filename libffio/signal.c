@@ -14,7 +14,11 @@
  * what happens (an exit() flushes as usual).  After fork the child gets a
  * pipe and a flusher thread of its own: on the parent's pipe, a signal to
  * the child could wake the parent's flusher, which would flush the parent
- * and end it by the child's signal, leaving the child waiting for ever.  _exit, abort and other fatal signals are not
+ * and end it by the child's signal, leaving the child waiting for ever.
+ * Not inside fork, where a new thread can wait for ever on a lock of the
+ * memory allocator (AddressSanitizer's): the child's signals act as usual
+ * (files open at fork pass through, so it has nothing cached) until it
+ * caches a file of its own (ffio_signal_file_opened).  _exit, abort and other fatal signals are not
  * covered: their unflushed data is lost, as with any user-space buffer.
  */
 #include "config.h"
@@ -31,6 +35,7 @@ static const int flush_signals[] = {SIGTERM, SIGINT};
 #define NSIGNALS (sizeof flush_signals / sizeof flush_signals[0])
 
 static int sig_pipe[2] = {-1, -1};
+static int child_waiting;              /* forked child: flush on signals from its first cached file */
 static int installed[NSIGNALS];        /* our handler is in place for it */
 static struct sigaction original[NSIGNALS];
 
@@ -118,43 +123,29 @@ static int open_pipe(void)
 static void close_pipe(void)
 {
 	for (int i = 0; i < 2; i++) {
+		if (sig_pipe[i] < 0)
+			continue;
 		ffio_fd_disown(sig_pipe[i]);
 		ffio_real.close(sig_pipe[i]);
 		sig_pipe[i] = -1;
 	}
 }
 
-/* In the child after fork: the parent's flusher thread is not here, and
- * the pipe is the parent's too: a new one, then a flusher. */
-static void signal_fork_child(void)
+/* The pipe and the flusher thread. */
+static int start(void)
 {
 	int err;
 
-	close_pipe();
-	if ((err = open_pipe()) < 0 || (err = start_flusher()) < 0) {
-		restore_all();
-		if (sig_pipe[0] >= 0)
-			close_pipe();
-		ffio_log("FF_IO_FLUSH_ON_SIGNAL: no flusher after fork (%s); signals act as usual",
-			 strerror(-err));
-	}
+	if ((err = open_pipe()) < 0)
+		return err;
+	if ((err = start_flusher()) < 0)
+		close_pipe();
+	return err;
 }
 
-void ffio_signal_init(void)
+/* Our handler where the program left the signal at its default action. */
+static void install_handlers(void)
 {
-	int err;
-
-	if (!ffio_env_flag(FFIO_ENV_FLUSH_ON_SIGNAL))
-		return;
-	if ((err = open_pipe()) < 0) {
-		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot create a pipe: %s", strerror(-err));
-		return;
-	}
-	if ((err = start_flusher()) < 0) {
-		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot start the flusher thread: %s", strerror(-err));
-		close_pipe();
-		return;
-	}
 	for (size_t i = 0; i < NSIGNALS; i++) {
 		struct sigaction sa;
 		if (sigaction(flush_signals[i], NULL, &original[i]) < 0)
@@ -168,5 +159,47 @@ void ffio_signal_init(void)
 		if (sigaction(flush_signals[i], &sa, NULL) == 0)
 			installed[i] = 1;
 	}
+}
+
+/* In the child after fork: the parent's flusher thread is not here, and
+ * the pipe is the parent's.  Both come back with the first file the child
+ * caches; meanwhile its signals act as usual. */
+static void signal_fork_child(void)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < NSIGNALS; i++)
+		any |= installed[i];
+	close_pipe();
+	restore_all();
+	__atomic_store_n(&child_waiting, any, __ATOMIC_RELEASE);
+}
+
+void ffio_signal_file_opened(void)
+{
+	int err;
+
+	if (!__atomic_load_n(&child_waiting, __ATOMIC_ACQUIRE) ||
+	    !__atomic_exchange_n(&child_waiting, 0, __ATOMIC_ACQ_REL))
+		return;
+	if ((err = start()) < 0) {
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: no flusher after fork (%s); signals act as usual",
+			 strerror(-err));
+		return;
+	}
+	install_handlers();
+}
+
+void ffio_signal_init(void)
+{
+	int err;
+
+	if (!ffio_env_flag(FFIO_ENV_FLUSH_ON_SIGNAL))
+		return;
+	if ((err = start()) < 0) {
+		ffio_log("FF_IO_FLUSH_ON_SIGNAL: cannot start the flusher: %s", strerror(-err));
+		return;
+	}
+	install_handlers();
 	ffio_atfork(NULL, NULL, signal_fork_child);
 }
