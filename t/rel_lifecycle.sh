@@ -34,6 +34,16 @@ for spec in '*.dat(cache:64k:8:0)' '*.dat(cache.sieve:4k:64:0, uring:8)'; do
 	# A forked child's SIGTERM is its own: it flushes and ends by it, the
 	# parent lives on (rounds: the two flusher threads once raced for it).
 	for r in 1 2 3 4; do
+		if [ -n "$san" ]; then
+			# The sanitizer's allocator is not fork-safe: a child forked
+			# while the parent's flusher thread starts (and allocates)
+			# can inherit its lock held, and wait for it for ever.
+			for what in "ends by it" "bytes flushed"; do
+				n=$((n + 1))
+				echo "ok $n # SKIP [$s] forked child's SIGTERM (round $r), $what: AddressSanitizer's allocator across fork"
+			done
+			continue
+		fi
 		rm -f "$f"; FF_IO_FLUSH_ON_SIGNAL=1 pre "$spec" timeout 30 "$TOOL" childterm "$f" $N
 		ok $? "[$s] FF_IO_FLUSH_ON_SIGNAL=1, a forked child's SIGTERM (round $r): the child ends by it, the parent waits"
 		"$TOOL" check "$f" $N >/dev/null; ok $? "[$s] FF_IO_FLUSH_ON_SIGNAL=1, forked child (round $r): all $N bytes flushed"
