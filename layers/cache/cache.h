@@ -18,10 +18,10 @@
  * below, zeros past the end of file, or written by the application); an
  * unknown page holds valid bytes only inside its dirty extents.  Dirty
  * extents are a sorted array of disjoint [lo, hi) ranges per page; a known
- * page under sieving keeps one hull extent instead, and once the hull
- * spans bytes the application did not write, a written map (wmap, a bit
- * per byte) of those it did: what the page holds of the application's is
- * always known to the byte, whatever the sieve writes (sieve.c).  An unknown page may
+ * page under sieving keeps them exact while they are few, else one hull
+ * extent and a written map (wmap, a bit per byte) of the bytes written
+ * (sieve_hull_due): what the page holds of the application's is always
+ * known to the byte, whatever the sieve writes (sieve.c).  An unknown page may
  * also hold a few ranges of clean valid bytes (records fetched alone by
  * strided read-ahead, the parts of runs fetched alone, data just written
  * behind).
@@ -212,7 +212,6 @@ struct cache_hot_write {
 	struct cpage *page;
 	uint64_t *wmap;              /* the page's map of written bytes, or NULL (as armed) */
 	struct cext *ext;            /* the extent that grows, or NULL: writes inside it */
-	int holes;                   /* each write leaves a gap before it in the hull */
 	off_t prev_off;              /* the write hit before, for the step */
 	size_t prev_len;
 };
@@ -404,12 +403,18 @@ static inline void wmap_set(struct cpage *p, uint32_t lo, uint32_t hi)
 	}
 }
 
+/* Does p's hull (one extent) span a byte its map does not mark? */
+static inline void wmap_note_holes(struct cpage *p)
+{
+	p->holes = p->wcount < p->ext[0].hi - p->ext[0].lo;
+}
+
 /* The same, p's hull already spanning it: and whether the hull still has
  * holes. */
 static inline void wmap_mark(struct cpage *p, uint32_t lo, uint32_t hi)
 {
 	wmap_set(p, lo, hi);
-	p->holes = p->wcount < p->ext[0].hi - p->ext[0].lo;
+	wmap_note_holes(p);
 }
 
 static inline size_t hash_of(const struct cache *c, int64_t pno)

@@ -65,7 +65,7 @@ int cache_hull_map(struct cache *c, struct cpage *p)
 	}
 	p->ext[0].hi = p->ext[n - 1].hi;
 	p->next_ext = 1;
-	p->holes = p->wcount < p->ext[0].hi - p->ext[0].lo;
+	wmap_note_holes(p);
 	return 0;
 }
 

@@ -129,10 +129,8 @@ static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
 		if (start + (off_t)last->hi - (off_t)n < end)
 			end = start + (off_t)last->hi - (off_t)n;
 		w->ext = NULL;
-		w->holes = 0;
 	} else if (last->hi == (uint32_t)(off - start + (off_t)n) && step >= (off_t)n && (hull || step == (off_t)n)) {
-		w->ext = last; /* extending it */
-		w->holes = hull && step > (off_t)n;
+		w->ext = last; /* extending it (a hull's holes: the map, see write_hot_marked) */
 	} else {
 		return;
 	}
