@@ -1,0 +1,72 @@
+/* libffio/guard/guard.h -- the guard's private header: what the cache
+ * layer calls to keep its dirty bytes where a guardian process can write
+ * them back if the process dies (arena.c), and the guardian process
+ * itself, its socket and its life (client.c).  The guard knows nothing of
+ * the cache; the cache calls it (see ffio-reliability(7)).
+ */
+#ifndef FFIO_GUARD_H
+#define FFIO_GUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "proto.h"
+
+/* ---- client.c: the guardian process ------------------------------------ */
+
+/* Start this process's guardian (once; again in a forked child), handing it
+ * the guarded memory's two memfds.  0, or -errno: then nothing is guarded
+ * (said once in the log). */
+int ffio_guardian_start(int meta_fd, int data_fd);
+
+/* Hand the guardian the file of index file, written through fd.  0, or
+ * -errno (the guardian is gone: said once; the caller guards nothing
+ * more). */
+int ffio_guardian_open(uint32_t file, int fd);
+
+/* The file of index file is closed (no page record marks a byte of it). */
+void ffio_guardian_close(uint32_t file);
+
+/* Is the guardian running, as far as this process knows? */
+int ffio_guardian_running(void);
+
+/* The guardian's process ID, or 0 (ffio_guardian_pid in ffio_ext.h). */
+pid_t ffio_guardian_pid_internal(void);
+
+/* ---- arena.c: the guarded memory ----------------------------------------- */
+
+struct ffio_guard;            /* one guarded file */
+
+/* Guard a file written through fd (the cache's descriptor below): NULL when
+ * guarding is off (FF_IO_GUARD=0), the guardian could not start or is gone,
+ * or GUARD_FILES files are guarded already. */
+struct ffio_guard *ffio_guard_open(int fd);
+/* Every page of it freed before. */
+void ffio_guard_close(struct ffio_guard *f);
+
+/* A page buffer of page bytes in guarded memory, with its record; *fresh:
+ * its bytes are zeros.  NULL: none (out of guarded memory). */
+char *ffio_guard_buf_get(struct ffio_guard *f, size_t page, struct guard_page **rec, int *fresh);
+void ffio_guard_buf_put(struct guard_page *rec);
+/* The record now holds page pno of its file (no byte marked). */
+void ffio_guard_bind(struct ffio_guard *f, struct guard_page *rec, int64_t pno);
+
+/* Copy n bytes from src to data + lo, the page's buffer, and mark them:
+ * a death at any instruction leaves them all or none in the file when the
+ * file's intent can hold them (see proto.h), else a part. */
+void ffio_guard_copy(struct ffio_guard *f, struct guard_page *rec, char *data, uint32_t lo, const void *src,
+		     size_t n);
+/* One intent over several copies (one write over several pages). */
+void ffio_guard_begin(struct ffio_guard *f);
+void ffio_guard_end(struct ffio_guard *f);
+
+/* Unmark [lo, hi) (the bytes reached the file, or are dropped), or every
+ * marked byte of the page. */
+void ffio_guard_unmark(struct guard_page *rec, uint32_t lo, uint32_t hi);
+void ffio_guard_unmark_all(struct guard_page *rec);
+
+/* A truncation to len is in flight / done. */
+void ffio_guard_trunc_begin(struct ffio_guard *f, off_t len);
+void ffio_guard_trunc_end(struct ffio_guard *f);
+
+#endif
