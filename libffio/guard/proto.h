@@ -85,17 +85,19 @@ struct guard_page {
 };
 
 /* Messages, library to guardian, on a SOCK_SEQPACKET socket; the guardian
- * never answers.  Descriptors travel as SCM_RIGHTS. */
+ * answers nothing, and says once, first, that it is ready (READY, the
+ * other way).  Descriptors travel as SCM_RIGHTS. */
 enum {
 	GUARD_MSG_HELLO = 1,      /* first; fds: meta, data, the log's descriptor (or none) */
 	GUARD_MSG_OPEN = 2,       /* fd: the file, as the cache writes it; file: its index */
 	GUARD_MSG_CLOSE = 3,      /* file: its index (no page record holds a mark for it) */
+	GUARD_MSG_READY = 4,      /* guardian to library: serving, in a session of its own */
 };
 
 struct guard_msg {
 	uint32_t kind;
 	uint32_t file;
-	int64_t pid;              /* HELLO: the process guarded */
+	int64_t pid;              /* HELLO: the process guarded; READY: the guardian */
 };
 
 #endif
