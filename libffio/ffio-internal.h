@@ -690,6 +690,7 @@ enum ffio_lock_rank {
 	FFIO_LOCK_IDLE_RINGS, /* uring.c: rings kept for reuse */
 	FFIO_LOCK_SPARE,      /* bufpool.c: spare chunks of closed caches */
 	FFIO_LOCK_BUFPOOL,    /* bufpool.c: freed buffers */
+	FFIO_LOCK_GUARDIAN,   /* guard/client.c: the guardian's socket */
 	FFIO_LOCK_LOG,        /* log.c: the log's descriptor */
 	FFIO_LOCK_OWN_FDS,    /* fdtable.c: ffio's own descriptors of no file */
 	FFIO_LOCK_SHARED_MAPS, /* coherence.c: shared mappings of locked files */
@@ -850,6 +851,9 @@ int ffio_env_rank(void);
 /* ffio_log and ffio_log_raw: ffio_ext.h. */
 /* Like ffio_log, but only the first time for a given key. */
 void ffio_log_once(int *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A close-on-exec duplicate of the log's descriptor (for the guardian, who
+ * writes its messages there), or -errno. */
+int ffio_log_dup(void);
 /* A label for layer l: "event[1] of *.dat (above cache)". */
 void ffio_layer_label(const struct ffio_layer *l, char *buf, size_t len);
 

@@ -86,24 +86,30 @@ static int open_log(void)
 	return fd;
 }
 
+/* log_fd open for this process (log_lock held). */
+static void log_ready(void)
+{
+	if (log_fd >= 0 && log_pid == getpid())
+		return;
+	/* A forked child with a %p log gets its own file. */
+	if (log_fd > 2 && log_pid != getpid()) {
+		const char *v = ffio_env(FFIO_ENV_LOGFILE);
+		if (!v || !strstr(v, "%p"))
+			goto keep;
+		ffio_fd_disown(log_fd);
+		ffio_real.close(log_fd);
+	}
+	log_fd = open_log();
+keep:
+	log_pid = getpid();
+}
+
 void ffio_log_raw(const char *text, size_t len)
 {
 	ffio_real_init();
 	ffio_in_lib++;
 	pthread_mutex_lock(&log_lock);
-	if (log_fd < 0 || log_pid != getpid()) {
-		/* A forked child with a %p log gets its own file. */
-		if (log_fd > 2 && log_pid != getpid()) {
-			const char *v = ffio_env(FFIO_ENV_LOGFILE);
-			if (!v || !strstr(v, "%p"))
-				goto keep;
-			ffio_fd_disown(log_fd);
-			ffio_real.close(log_fd);
-		}
-		log_fd = open_log();
-	keep:
-		log_pid = getpid();
-	}
+	log_ready();
 	while (len > 0) {
 		ssize_t n = ffio_real.write(log_fd, text, len);
 		if (n < 0 && errno == EINTR)
@@ -115,6 +121,22 @@ void ffio_log_raw(const char *text, size_t len)
 	}
 	pthread_mutex_unlock(&log_lock);
 	ffio_in_lib--;
+}
+
+int ffio_log_dup(void)
+{
+	int fd;
+
+	ffio_real_init();
+	ffio_in_lib++;
+	pthread_mutex_lock(&log_lock);
+	log_ready();
+	fd = ffio_real.fcntl(log_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		fd = -errno;
+	pthread_mutex_unlock(&log_lock);
+	ffio_in_lib--;
+	return fd;
 }
 
 int ffio_log_release(void)
