@@ -129,6 +129,14 @@ FFIO_API void ffio_copy_stream(void *dst, const void *src, size_t n);
 FFIO_API int ffio_order_tell(void);
 FFIO_API int ffio_order_heard(void);
 
+/* ---- the guardian ------------------------------------------------------------ */
+
+/* The process ID of this process's guardian, the process that writes its
+ * cached data back if it dies (see ffio-reliability(7)), or 0 when none
+ * runs: nothing guarded yet, FF_IO_GUARD=0, or it could not start or has
+ * ended.  A forked child has a guardian of its own. */
+FFIO_API pid_t ffio_guardian_pid(void);
+
 /* ---- messages to the log ---------------------------------------------------- */
 
 /* One line (no trailing newline needed) to ffio's log (stderr, or

@@ -36,6 +36,10 @@ libffio_core_la_SOURCES = \
 	libffio/ext.c \
 	libffio/syscall.c
 libffio_core_la_SOURCES += libffio/signal.c
+libffio_core_la_SOURCES += libffio/guard/client.c
+noinst_HEADERS += libffio/guard/guard.h libffio/guard/proto.h
+# Where the guardian is installed (guard/client.c looks in the build tree first).
+libffio_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DFFIO_GUARDIAN_PATH='"$(pkglibexecdir)/ffio-guardian"'
 libffio_core_la_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS) $(JEMALLOC_CFLAGS) -fvisibility=hidden
 libffio_core_la_LIBADD = $(LIBURING_LIBS) $(JEMALLOC_LIBS) -ldl
 libffio_la_SOURCES =
