@@ -17,3 +17,4 @@ include t/judges.mk
 include t/valgrind.mk
 include t/dfs.mk
 include t/share.mk
+include t/crash.mk
