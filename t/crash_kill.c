@@ -96,7 +96,7 @@ static void say(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 }
-static char path_w[4096], path_c[4096], path_oracle[4096], path_ffiolog[4096], path_tally[4096];
+static char path_w[4096], path_c[4096], path_oracle[4096], path_ffiolog[4096], path_tally[4096], path_out[4096];
 static const char *spec, *preload;
 static double guardian_timeout = 60;
 
@@ -441,8 +441,9 @@ static int wait_guardians(const struct cl_log *L, const char *label, struct tall
 	for (int i = 0; i < n; i++) {
 		pid_t g = atomic_load(&L->guard[i]);
 		if (wait_gone(g, guardian_timeout) < 0) {
-			say("# %s: guardian %d still running %.0f s after the writer died\n", label, (int)g,
+			say("# %s: guardian %d still running %.0f s after the writer died: SIGKILL\n", label, (int)g,
 			    guardian_timeout);
+			kill(g, SIGKILL);
 			ok = 0;
 		}
 		t->guardians++;
@@ -478,6 +479,14 @@ static pid_t spawn_writer(int newgroup)
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a harness that died takes it along */
 		if (newgroup)
 			setpgid(0, 0);
+		/* the writer prints nothing; its stdio (and a guardian's it
+		 * may pass on) is not the harness's pipe, which would wait
+		 * for the last of them */
+		int null = open("/dev/null", O_RDWR), out = open(path_out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (null < 0 || out < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(126);
+		close(null);
+		close(out);
 		if (spec && *spec) {
 			setenv("FF_IO_OPTS", spec, 1);
 			setenv("LD_PRELOAD", preload, 1);
@@ -519,15 +528,19 @@ static int wait_count(const struct cl_log *L, uint64_t n, pid_t pid, int pfd, in
 	}
 }
 
-static void print_ffio_log(void)
+/* The first lines of ffio's log and of what the writer printed. */
+static void print_logs(void)
 {
-	FILE *f = fopen(path_ffiolog, "r");
+	const char *paths[] = {path_ffiolog, path_out}, *tags[] = {"ffio", "writer"};
 	char line[512];
 
-	for (int i = 0; f && i < 5 && fgets(line, sizeof line, f); i++)
-		say("#   ffio: %s", line);
-	if (f)
-		fclose(f);
+	for (int k = 0; k < 2; k++) {
+		FILE *f = fopen(paths[k], "r");
+		for (int i = 0; f && i < 5 && fgets(line, sizeof line, f); i++)
+			say("#   %s: %s", tags[k], line);
+		if (f)
+			fclose(f);
+	}
 }
 
 static void reproduce(const char *mode, const char *how, uint64_t seed)
@@ -592,13 +605,13 @@ static int one_kill(const char *mode, const char *how, uint64_t seed, uint64_t m
 		t->failed++;
 		say("# %s: the writer ended otherwise: %s, %" PRIu64 " calls returned%s%s\n", label,
 		    status_text(st, stx, sizeof stx), atomic_load(&L->returned), L->err[0] ? ": " : "", L->err);
-		print_ffio_log();
+		print_logs();
 		return 0;
 	}
 	int ok = wait_guardians(L, label, t);
 	ok = check_log(L, path_w, label, t) && ok;
 	if (!ok) {
-		print_ffio_log();
+		print_logs();
 		reproduce(mode, how, seed);
 	}
 	return ok;
@@ -670,7 +683,7 @@ static int one_fork(const char *how, uint64_t seed, struct tally *t)
 	ok = check_log(P, path_w, lp, t) && ok;
 	ok = check_log(C, path_c, lc, t) && ok;
 	if (!ok) {
-		print_ffio_log();
+		print_logs();
 		reproduce("fork", how, seed);
 	}
 	return ok;
@@ -735,7 +748,7 @@ static int one_job(uint64_t seed, struct tally *t)
 	ok = check_log(P, path_w, lp, t) && ok;
 	ok = check_log(C, path_c, lc, t) && ok;
 	if (!ok) {
-		print_ffio_log();
+		print_logs();
 		reproduce("job", "-", seed);
 	}
 	return ok;
@@ -902,6 +915,7 @@ int main(int argc, char **argv)
 	snprintf(path_oracle, sizeof path_oracle, "%s/oracle.ref", dir);
 	snprintf(path_ffiolog, sizeof path_ffiolog, "%s/ffio.log", dir);
 	snprintf(path_tally, sizeof path_tally, "%s/tally", dir);
+	snprintf(path_out, sizeof path_out, "%s/writer.out", dir);
 	memfd = memfd_create("crash_kill-log", 0);
 	if (memfd < 0 || ftruncate(memfd, sizeof *A) < 0)
 		die("memfd");
