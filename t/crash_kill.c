@@ -477,6 +477,14 @@ static pid_t spawn_writer(int newgroup)
 		char fds[16];
 		setrlimit(RLIMIT_CORE, &nocore);
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a harness that died takes it along */
+		/* the signals the writer must die of: not ignored (SIGINT is,
+		 * in the background jobs of sh; SIGHUP, under nohup) nor
+		 * blocked, whatever the caller left */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+			signal(sigs[i].sig, SIG_DFL);
 		if (newgroup)
 			setpgid(0, 0);
 		/* the writer prints nothing; its stdio (and a guardian's it
@@ -501,6 +509,23 @@ static pid_t spawn_writer(int newgroup)
 	if (newgroup)
 		setpgid(pid, pid);
 	return pid;
+}
+
+/* Reap the harness's child pid into *st, waiting 60 s at most; then it
+ * gets SIGKILL, and the answer is -1. */
+static int reap(pid_t pid, int *st)
+{
+	int pfd = pidfd_open_(pid), r = 0;
+
+	if (pfd >= 0 && pidfd_wait(pfd, 60) < 0) {
+		kill(pid, SIGKILL);
+		r = -1;
+	}
+	if (pfd >= 0)
+		close(pfd);
+	if (waitpid(pid, st, 0) != pid)
+		die("waitpid");
+	return r;
 }
 
 /* Wait until log L has n calls returned (0), its process ended (1), or
@@ -596,8 +621,10 @@ static int one_kill(const char *mode, const char *how, uint64_t seed, uint64_t m
 	}
 	if (w < 0)
 		kill(pid, SIGKILL);
-	if (w <= 0 && waitpid(pid, &st, 0) != pid)
-		die("waitpid");
+	if (w <= 0 && reap(pid, &st) < 0) {
+		say("# %s: the writer still there 60 s after it should have ended\n", label);
+		w = -1;
+	}
 	int want_sig = sig > 0 ? sig : sig == -2 ? SIGABRT : 0;
 	int as_asked = want_sig ? WIFSIGNALED(st) && WTERMSIG(st) == want_sig : WIFEXITED(st) && WEXITSTATUS(st) == 3;
 	if (w != 0 || !as_asked) {
@@ -825,8 +852,8 @@ static int one_guardian(uint64_t seed, struct tally *t)
 		ok = 0;
 	}
 	atomic_store(&A->log[0].stop_at, atomic_load(&L->returned) + n2);
-	if (waitpid(pid, &st, 0) != pid)
-		die("waitpid");
+	if (reap(pid, &st) < 0)
+		say("# %s: the writer still there 60 s after it was told to stop\n", label);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		say("# %s: the writer did not exit normally: %s%s%s\n", label, status_text(st, stx, sizeof stx),
 		    L->err[0] ? ": " : "", L->err);
