@@ -393,6 +393,20 @@ static int check_log(const struct cl_log *L, const char *path, const char *label
 			say("# %s: the file is neither without nor with call %" PRIu64 " in flight (%s, %" PRId64
 			    " + %" PRId64 ")\n",
 			    label, r, cl_kind_name[c->kind], off, len);
+			if (c->kind != CL_TRUNC && c->kind != CL_FSYNC) {
+				/* which of its bytes are there (where they differ from before) */
+				int64_t there = 0, lo = -1, hi = -1;
+				cl_fill(data, (size_t)len, c->dseed);
+				for (int64_t x = off; x < off + len && x < fs; x++)
+					if (F[x] == data[x - off] && F[x] != OB(x)) {
+						there++;
+						lo = lo < 0 ? x : lo;
+						hi = x + 1;
+					}
+				say("#   %" PRId64 " of its bytes found%s", there, there ? "" : "\n");
+				if (there)
+					say(", from offset %" PRId64 " to %" PRId64 "\n", lo, hi);
+			}
 		}
 	} else if (fs == os && !memcmp(F, O, (size_t)fs)) {
 		flight = "";
