@@ -18,3 +18,4 @@ include t/valgrind.mk
 include t/dfs.mk
 include t/share.mk
 include t/guard.mk
+include t/crash.mk
