@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -42,6 +43,8 @@
 #include "guard/proto.h"
 
 static pid_t guarded;          /* the process guarded */
+static int guarded_fd = -1;    /* a pidfd of it, or -1 */
+static int detached;           /* it said GOODBYE: its end comes later than the socket's */
 static int sock = -1;          /* our end of its socket */
 static int log_fd = 2;         /* where messages go */
 static int meta_fd = -1, data_fd = -1;
@@ -207,8 +210,25 @@ static int become_guardian(void)
 
 	if (setsid() < 0)
 		return -errno;
+	guarded_fd = (int)syscall(SYS_pidfd_open, guarded, 0);
 	(void)send(sock, &ready, sizeof ready, MSG_NOSIGNAL | MSG_DONTWAIT);
 	return 0;
+}
+
+/* After GOODBYE: the socket is closed, the process lives on.  Wait for its
+ * end: its pidfd becomes readable (without one, once a second: no call
+ * of the kernel's tells of another process's end). */
+static void await_end(void)
+{
+	struct pollfd p = {.fd = guarded_fd, .events = POLLIN};
+
+	if (guarded_fd >= 0) {
+		while (poll(&p, 1, -1) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	while (kill(guarded, 0) == 0 || errno == EPERM)
+		sleep(1);
 }
 
 /* ---- messages from the process -------------------------------------------- */
@@ -298,6 +318,8 @@ static void serve(void)
 			file_open(m.file, fds[0]);
 		} else if (m.kind == GUARD_MSG_CLOSE && nfds == 0 && m.file < GUARD_FILES) {
 			close_fd(&files[m.file].fd);
+		} else if (m.kind == GUARD_MSG_GOODBYE && nfds == 0) {
+			detached = 1;
 		} else {
 			if (m.kind != 0)
 				say("process %d: unexpected message %u (file %u, %d descriptors) ignored",
@@ -600,6 +622,8 @@ int main(int argc, char **argv)
 		_exit(1);
 	}
 	serve();
+	if (detached)
+		await_end();
 	write_back();
 	_exit(failed ? 1 : 0);
 }

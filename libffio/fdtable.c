@@ -3,6 +3,7 @@
  * untouched pages cost nothing.  Also where ffio's own descriptors live:
  * at the top, out of the program's way (ffio_fd_park, ffio_fd_pressure). */
 #include "config.h"
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -172,11 +173,17 @@ int ffio_fd_own_next(int fd)
 	return best;
 }
 
-static int (*idle_release)(void);
+static int (*idle_release)(void), (*last_number)(void), (*last_release)(void);
 
 void ffio_fd_on_pressure(int (*release)(void))
 {
 	idle_release = release;
+}
+
+void ffio_fd_on_pressure_last(int (*number)(void), int (*release)(void))
+{
+	last_number = number;
+	last_release = release;
 }
 
 int ffio_fd_pressure(void)
@@ -184,7 +191,9 @@ int ffio_fd_pressure(void)
 	int saved = errno, freed;
 
 	ffio_in_lib++;
-	freed = (idle_release && idle_release()) || ffio_log_release() || ffio_private_give_up();
+	int last = last_number ? last_number() : -1;
+	freed = (idle_release && idle_release()) || ffio_log_release() ||
+		ffio_private_give_up(last >= 0 ? last : INT_MAX) || (last >= 0 && last_release());
 	ffio_in_lib--;
 	errno = saved;
 	return freed;

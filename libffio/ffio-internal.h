@@ -325,8 +325,8 @@ int ffio_private_evict(int lo, int hi);
 int ffio_private_next(int fd);
 /* Give up ffio's lowest-numbered descriptor of a file, the number the
  * kernel alone would hand out next (the file passes through to the
- * kernel): 1, or 0 when no file has one. */
-int ffio_private_give_up(void);
+ * kernel), if it is below below: 1, or 0 when no file has one. */
+int ffio_private_give_up(int below);
 
 /* Operations on an open description; each takes the file's lock. */
 ssize_t ffio_ofd_preadv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off);
@@ -785,6 +785,11 @@ int ffio_log_release(void);
 /* A layer's descriptors held for reuse, given up first by
  * ffio_fd_pressure: release returns 1 when it closed one. */
 void ffio_fd_on_pressure(int (*release)(void));
+/* One more of ffio's descriptors that can be given up (the guardian's
+ * socket: guard/client.c): number says which it is (-1: none), release
+ * gives it up.  A descriptor of a managed file numbered lower goes first:
+ * the program gets the number the kernel alone would give it. */
+void ffio_fd_on_pressure_last(int (*number)(void), int (*release)(void));
 /* The program's call (made outside ffio), again while it fails with
  * EMFILE and ffio can give up a descriptor of its own: failed is its
  * failure test on r_. */

@@ -607,13 +607,13 @@ int ffio_private_evict(int lo, int hi)
 	return err;
 }
 
-int ffio_private_give_up(void)
+int ffio_private_give_up(int below)
 {
 	struct ffio_file *low = NULL;
 
 	pthread_mutex_lock(&files_lock);
 	for (struct ffio_file *f = files; f; f = f->next) /* not one whose locks would go */
-		if (f->top && f->fd >= 0 && !f->posix_locked && (!low || f->fd < low->fd))
+		if (f->top && f->fd >= 0 && f->fd < below && !f->posix_locked && (!low || f->fd < low->fd))
 			low = f;
 	if (low) {
 		pthread_mutex_lock(&low->lock);

@@ -48,8 +48,11 @@ static int expand_path(const char *in, char *buf, size_t len)
 
 /* Open the log named by FF_IO_LOGFILE.  A file is created fresh (O_EXCL
  * after removing a regular file we may replace) and never followed through
- * a symlink; '+' appends (O_APPEND, O_NOFOLLOW as well). */
-static int open_log(void)
+ * a symlink; '+' appends (O_APPEND, O_NOFOLLOW as well).  For another
+ * process (lent): where the kernel puts it (the caller closes it soon: not
+ * one of ffio's own), always appending (the other process writes when
+ * this one may have written too). */
+static int open_log_as(int lent)
 {
 	const char *v = ffio_env(FFIO_ENV_LOGFILE);
 	char path[4096];
@@ -69,6 +72,9 @@ static int open_log(void)
 		(void)!ffio_real.write(2, msg, sizeof msg - 1);
 		return 2;
 	}
+	if (lent)
+		return ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
+					    (append || log_reopen ? 0 : O_TRUNC), 0644);
 	if (append || log_reopen) {
 		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 	} else {
@@ -84,6 +90,11 @@ static int open_log(void)
 		return 2;
 	}
 	return fd;
+}
+
+static int open_log(void)
+{
+	return open_log_as(0);
 }
 
 /* log_fd open for this process (log_lock held). */
@@ -130,8 +141,15 @@ int ffio_log_dup(void)
 	ffio_real_init();
 	ffio_in_lib++;
 	pthread_mutex_lock(&log_lock);
-	log_ready();
-	fd = ffio_real.fcntl(log_fd, F_DUPFD_CLOEXEC, 3);
+	/* A log file not open yet is not opened for this process: its
+	 * descriptor would be one of ffio's own, taken from the program's
+	 * (fdtable.c) for a log the process may never write. */
+	if (log_fd >= 0 && log_pid == getpid())
+		fd = ffio_real.fcntl(log_fd, F_DUPFD_CLOEXEC, 3);
+	else if ((fd = open_log_as(1)) <= 2)
+		fd = fd < 0 ? fd : ffio_real.fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	else /* made fresh: what this process writes later joins it */
+		log_reopen = 1;
 	if (fd < 0)
 		fd = -errno;
 	pthread_mutex_unlock(&log_lock);

@@ -658,7 +658,7 @@ static void own_guardian(pid_t g, int leaked_pipe)
 		fds++;
 		pipe_held |= strcmp(got, link) == 0;
 	}
-	tap_is(fds, 7, "it holds 7 descriptors: stdio, its socket, the two memfds, the log");
+	tap_is(fds, 8, "it holds 8 descriptors: stdio, its socket, the two memfds, the log, the process's pidfd");
 	tap_ok(!pipe_held, "not our pipe (%s), open without close-on-exec when it started", link);
 
 	unsigned long long ign = status_mask(g, "SigIgn:"), want_ign = 0;

@@ -348,6 +348,12 @@ static int send_hello(int meta_fd, int data_fd)
 	return err;
 }
 
+/* The socket's number, or -1 (ffio_fd_pressure). */
+static int socket_number(void)
+{
+	return __atomic_load_n(&sock, __ATOMIC_RELAXED);
+}
+
 int ffio_guardian_start(int meta_fd, int data_fd)
 {
 	char path[PATH_MAX];
@@ -377,6 +383,8 @@ int ffio_guardian_start(int meta_fd, int data_fd)
 			drop_socket();
 	}
 	__atomic_store_n(&running, err == 0, __ATOMIC_RELAXED);
+	if (err == 0)
+		ffio_fd_on_pressure_last(socket_number, ffio_guardian_release);
 	pthread_mutex_unlock(&guardian_lock);
 	if (err < 0)
 		ffio_log_once(&said_none, "no guardian: %s %s: %s: cached data is lost if the process dies",
@@ -426,6 +434,26 @@ void ffio_guardian_close(uint32_t file)
 	if (__atomic_load_n(&running, __ATOMIC_RELAXED) && (err = send_msg(GUARD_MSG_CLOSE, file, NULL, 0)) < 0)
 		lost(err);
 	pthread_mutex_unlock(&guardian_lock);
+}
+
+/* The program needs a descriptor and has none left (ffio_fd_pressure):
+ * the socket is given up.  The guardian, told so, writes back when this
+ * process ends (its pidfd), not when the socket closes; the files guarded
+ * now stay guarded, those opened from now on are not (see
+ * ffio-reliability(7)).  1 when a descriptor was freed. */
+int ffio_guardian_release(void)
+{
+	int freed = 0;
+
+	pthread_mutex_lock(&guardian_lock);
+	if (__atomic_load_n(&running, __ATOMIC_RELAXED) && sock >= 0 &&
+	    send_msg(GUARD_MSG_GOODBYE, 0, NULL, 0) == 0) {
+		drop_socket();
+		__atomic_store_n(&running, 0, __ATOMIC_RELAXED);
+		freed = 1;
+	}
+	pthread_mutex_unlock(&guardian_lock);
+	return freed; /* (said nowhere: a message could take the descriptor freed) */
 }
 
 int ffio_guardian_running(void)

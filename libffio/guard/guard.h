@@ -27,6 +27,10 @@ int ffio_guardian_open(uint32_t file, int fd);
 /* The file of index file is closed (no page record marks a byte of it). */
 void ffio_guardian_close(uint32_t file);
 
+/* Give the guardian's socket up for a descriptor the program needs: 1 when
+ * one was freed (fdtable.c's ffio_fd_pressure). */
+int ffio_guardian_release(void);
+
 /* Is the guardian running, as far as this process knows? */
 int ffio_guardian_running(void);
 
@@ -59,6 +63,9 @@ void ffio_guard_copy(struct ffio_guard *f, struct guard_page *rec, char *data, u
 /* One intent over several copies (one write over several pages). */
 void ffio_guard_begin(struct ffio_guard *f);
 void ffio_guard_end(struct ffio_guard *f);
+
+/* Is a byte of [lo, hi) marked? */
+int ffio_guard_marked(const struct guard_page *rec, uint32_t lo, uint32_t hi);
 
 /* Unmark [lo, hi) (the bytes reached the file, or are dropped), or every
  * marked byte of the page. */

@@ -92,6 +92,8 @@ enum {
 	GUARD_MSG_OPEN = 2,       /* fd: the file, as the cache writes it; file: its index */
 	GUARD_MSG_CLOSE = 3,      /* file: its index (no page record holds a mark for it) */
 	GUARD_MSG_READY = 4,      /* guardian to library: serving, in a session of its own */
+	GUARD_MSG_GOODBYE = 5,    /* the process closes its end and lives on (its descriptors
+				     are short): write back when it ends, not at end of file */
 };
 
 struct guard_msg {
