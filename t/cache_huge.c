@@ -1,6 +1,8 @@
 /* t/cache_huge.c -- page buffers of a cache that holds 1 MiB, or of a
  * file of 2 MiB or more, come from huge-page chunks (pages of 4 KiB to
- * 1 MiB; pages of 1 MiB or more from the first page): a new process
+ * 1 MiB; pages of 1 MiB or more from the first page), unless the file is
+ * guarded (FF_IO_GUARD=0 turns that off; a guarded file's pages are in
+ * guarded memory, shared, without huge pages): a new process
  * writing 64 KiB through 1 MiB pages gets a transparent huge page, through
  * 256 KiB pages none, one reading the start of a 3 MiB file gets one for
  * its first page; buffers are given back when pages are dropped (fsync) and
@@ -92,18 +94,25 @@ static void run(const char *spec)
 	tap_ok(disk_equal(), "%s: file bytes exact after close", spec);
 }
 
-/* AnonHugePages of this process, in KiB; -1 if unknown. */
-static long anon_huge_kib(void)
+/* A field of this process's file in /proc/self (in KiB); -1 if unknown. */
+static long proc_kib(const char *file, const char *field)
 {
-	FILE *fp = fopen("/proc/self/smaps_rollup", "r");
+	FILE *fp = fopen(file, "r");
 	char line[256];
 	long kib = -1;
+	size_t n = strlen(field);
 	while (fp && fgets(line, sizeof line, fp))
-		if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1)
+		if (strncmp(line, field, n) == 0 && sscanf(line + n, ": %ld kB", &kib) == 1)
 			break;
 	if (fp)
 		fclose(fp);
 	return kib;
+}
+
+/* AnonHugePages of this process, in KiB; -1 if unknown. */
+static long anon_huge_kib(void)
+{
+	return proc_kib("/proc/self/smaps_rollup", "AnonHugePages");
 }
 
 /* Are transparent huge pages given to regions marked MADV_HUGEPAGE? */
@@ -132,6 +141,8 @@ static int huge_child(int mode)
 {
 	static char piece[65536];
 	int reading = mode == READ;
+	if (!reading) /* a file it may write is guarded: see guarded_child */
+		setenv("FF_IO_GUARD", "0", 1);
 	const char *spec = mode == WRITE_64K_SMALL_PAGES ? "cache:256k:8:0" : "cache:1m:8:0";
 	long before = anon_huge_kib();
 	int fd = reading ? ffopen(path, O_RDONLY, 0, spec) : ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, spec);
@@ -147,6 +158,26 @@ static int huge_child(int mode)
 	if (ffclose(fd) != 0)
 		return 2;
 	return before >= 0 && after - before >= 2048 ? 0 : 1;
+}
+
+/* A file the cache may write has its pages in guarded memory (shared,
+ * where a guardian process finds them if this one dies), not in huge
+ * chunks: writing 64 KiB through 1 MiB pages, the process's shared memory
+ * grows by the page, and it gets no huge page.  Exit status: 0 so, 1 not,
+ * 2 the I/O failed. */
+static int guarded_child(int unused)
+{
+	static char piece[65536];
+	(void)unused;
+	long before = proc_kib("/proc/self/status", "RssShmem"), huge = anon_huge_kib();
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:8:0");
+	memset(piece, 'g', sizeof piece);
+	if (fd < 0 || ffwrite(fd, piece, sizeof piece) != (ssize_t)sizeof piece)
+		return 2;
+	long after = proc_kib("/proc/self/status", "RssShmem"), huge_after = anon_huge_kib();
+	if (ffclose(fd) != 0)
+		return 2;
+	return before >= 0 && after - before >= 1024 && huge_after - huge < 2048 ? 0 : 1;
 }
 
 /* The control, without ffio: does a region marked MADV_HUGEPAGE get a
@@ -183,9 +214,10 @@ static int in_child(int (*fn)(int), int arg)
 
 static void test_first_chunk(int mode)
 {
-	static const char *const what[] = {"writing 3 MiB through 1 MiB pages",
+	static const char *const what[] = {"writing 3 MiB through 1 MiB pages, unguarded",
 					   "reading 64 KiB of a 3 MiB file through 1 MiB pages",
-					   "writing 64 KiB through 1 MiB pages", "writing 64 KiB through 256 KiB pages"};
+					   "writing 64 KiB through 1 MiB pages, unguarded",
+					   "writing 64 KiB through 256 KiB pages, unguarded"};
 	int want = mode == WRITE_64K_SMALL_PAGES ? 1 : 0;
 	if (!thp_on() || anon_huge_kib() < 0) {
 		tap_skip("no transparent huge pages here");
@@ -212,7 +244,10 @@ int main(void)
 	if (!model || !got || !mkdtemp(dir))
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
-	tap_plan(4 + 9 * nspecs);
+	tap_plan(5 + 9 * nspecs);
+	int st = in_child(guarded_child, 0);
+	tap_ok(st == 0, "a new process writing 64 KiB through 1 MiB pages has the page in guarded memory (status %d)",
+	       st);
 	test_first_chunk(WRITE_3M);
 	test_first_chunk(READ);
 	test_first_chunk(WRITE_64K);

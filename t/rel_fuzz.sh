@@ -22,7 +22,7 @@ sed 's/^#define HAVE_JEMALLOC 1$/\/* jemalloc: not under ASan *\//' "$top_buildd
 src=$(ls "$S"/libffio/*.c | grep -v -e '/posix\.c$' -e '/aio\.c$' -e '/rlimit\.c$' -e '/ioctl\.c$')
 if "$FUZZ_CC" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-DFFIO_LIBFUZZER -DHAVE_CONFIG_H -I"$scratch/cfg" -I"$S/include" -I"$S/libffio" \
-	$src "$S"/layers/*.c "$S"/layers/cache/*.c "$S/t/fuzz_spec.c" -o "$scratch/fuzz_spec" $libs 2>"$scratch/cc.err"; then
+	$src "$S"/libffio/guard/*.c "$S"/layers/*.c "$S"/layers/cache/*.c "$S/t/fuzz_spec.c" -o "$scratch/fuzz_spec" $libs 2>"$scratch/cc.err"; then
 	ok 0 "libFuzzer build of the parser harness ($FUZZ_CC, ASan + UBSan)"
 else
 	grep -E 'error' "$scratch/cc.err" | sed 's/^/#   /' | head -20

@@ -37,7 +37,7 @@ F="-std=gnu11 -g -O1 -DHAVE_CONFIG_H -I$scratch/cfg -I$S/include -I$S/libffio"
 tsan_src=$(ls "$S"/libffio/*.c | grep -v -e '/posix\.c$' -e '/real\.c$')
 if $CC $F -c "$S/libffio/posix.c" -o "$scratch/posix.o" 2>"$scratch/cc.err" &&
 	$CC $F -c "$S/libffio/real.c" -o "$scratch/real.o" 2>>"$scratch/cc.err" &&
-	$CC $F -fsanitize=thread $tsan_src "$S"/layers/*.c "$S"/layers/cache/*.c "$S/t/rel_threads.c" \
+	$CC $F -fsanitize=thread $tsan_src "$S"/libffio/guard/*.c "$S"/layers/*.c "$S"/layers/cache/*.c "$S/t/rel_threads.c" \
 		"$scratch/posix.o" "$scratch/real.o" -o "$scratch/rel_threads_tsan" $libs 2>>"$scratch/cc.err"; then
 	ok 0 "ThreadSanitizer build of the library and the test"
 else

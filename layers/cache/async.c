@@ -42,8 +42,13 @@ void cache_areq_unlink(struct cache *c, struct areq *a)
 		c->async.reqs = a->next;
 	if (a->next)
 		a->next->prev = a->prev;
-	for (int i = 0; i < a->npg; i++)
-		a->pg[i]->inflight--;
+	for (int i = 0; i < a->npg; i++) {
+		struct cpage *p = a->pg[i];
+		if (--p->inflight == 0 && p->gclear) { /* its data is below now (or lost: see below) */
+			ffio_guard_unmark_all(p->g);
+			p->gclear = 0;
+		}
+	}
 	c->async.nreq--;
 	c->async.busy_pages -= a->npg;
 }

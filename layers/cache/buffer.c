@@ -1,5 +1,6 @@
-/* layers/cache/buffer.c -- page buffers: carved from huge chunks (the
- * buffer pool's, libffio/bufpool.c) for a large cache, else one from the
+/* layers/cache/buffer.c -- page buffers: in guarded memory for a file the
+ * cache may write (libffio/guard), else carved from huge chunks (the
+ * buffer pool's, libffio/bufpool.c) for a large cache, or one from the
  * buffer pool per page; the scratch page of loads.
  */
 #include "config.h"
@@ -50,12 +51,34 @@ static int huge_ok(const struct cache *c)
 		(c->size.below_known && c->size.below >= (off_t)HUGE_CHUNK));
 }
 
-/* A buffer for p->data: a freed carved one first, then a carved one, else
- * one of the buffer pool.  *fresh: its bytes are zeros. */
+/* A file the cache may write has its page buffers in guarded memory
+ * (cache_guard), from its first page on; one that cannot (guarding off,
+ * no guardian, guarded memory full) has them here. */
+static char *guarded_buf_get(struct cache *c, struct cpage *p, int *fresh)
+{
+	if (!c->guard.tried) {
+		c->guard.tried = 1;
+		c->guard.file = ffio_guard_open(c->base.file->fd);
+	}
+	if (!c->guard.file)
+		return NULL;
+	return ffio_guard_buf_get(c->guard.file, c->conf.page, &p->g, fresh);
+}
+
+/* A buffer for p->data: a guarded one, or a freed carved one first, then
+ * a carved one, else one of the buffer pool.  *fresh: its bytes are
+ * zeros. */
 char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
 	*fresh = 0;
 	p->chunked = 0;
+	p->g = NULL;
+	if (c->guard.want) {
+		char *b = guarded_buf_get(c, p, fresh);
+		if (b)
+			return b;
+		p->g = NULL;
+	}
 	if (c->bufs.free_bufs) {
 		char *b = c->bufs.free_bufs;
 		memcpy(&c->bufs.free_bufs, b, sizeof(void *));
@@ -97,7 +120,10 @@ int cache_buf_warm(const struct cache *c)
 /* Give p's buffer back (carved ones stay with the cache until release). */
 void cache_buf_put(struct cache *c, struct cpage *p)
 {
-	if (p->chunked) {
+	if (p->g) {
+		ffio_guard_buf_put(p->g);
+		p->g = NULL;
+	} else if (p->chunked) {
 		memcpy(p->data, &c->bufs.free_bufs, sizeof(void *));
 		c->bufs.free_bufs = p->data;
 	} else {

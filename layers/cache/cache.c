@@ -27,8 +27,17 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 	struct cache *c = CACHE(l);
 	int err;
 
-	if ((err = cache_wait_all(c)) < 0 || (err = ffio_below_truncate(l, len)) < 0)
+	if ((err = cache_wait_all(c)) < 0)
 		return err;
+	/* In flight until the pages agree: a guardian finishing it writes no
+	 * marked byte at or past len (libffio/guard). */
+	if (c->guard.file)
+		ffio_guard_trunc_begin(c->guard.file, len);
+	if ((err = ffio_below_truncate(l, len)) < 0) {
+		if (c->guard.file)
+			ffio_guard_trunc_end(c->guard.file);
+		return err;
+	}
 	struct cpage *p = c->pages.lru.next, *next;
 	for (; p != &c->pages.lru; p = next) {
 		next = p->next;
@@ -37,6 +46,8 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 			cache_pg_free(c, p);
 		} else if (ps + (off_t)c->conf.page > len) {
 			uint32_t cut = (uint32_t)(len - ps);
+			if (p->g)
+				ffio_guard_unmark(p->g, cut, (uint32_t)c->conf.page);
 			if (p->next_ext && cache_ext_remove(c, p, cut, (uint32_t)c->conf.page) < 0) {
 				cache_pg_free(c, p); /* out of memory: drop the page's data */
 				continue;
@@ -53,6 +64,8 @@ static int cache_truncate(struct ffio_layer *l, off_t len)
 	c->size.below_known = 1;
 	if (c->size.cached_end > len)
 		c->size.cached_end = len;
+	if (c->guard.file)
+		ffio_guard_trunc_end(c->guard.file);
 	return 0;
 }
 
@@ -140,6 +153,7 @@ static int cache_open(struct ffio_layer *l, int dirfd, const char *path, int fla
 	/* Open below readable when possible (sieving, partial pages). */
 	bflags = flags & ~O_APPEND;
 	c->conf.can_read = (flags & O_ACCMODE) != O_WRONLY;
+	c->guard.want = (flags & O_ACCMODE) != O_RDONLY;
 	if ((flags & O_ACCMODE) == O_WRONLY)
 		bflags = (bflags & ~O_ACCMODE) | O_RDWR;
 	if (c->conf.direct)
@@ -250,6 +264,9 @@ static void release(struct cache *c)
 	cache_wmaps_release(c);
 	free(c->pages.hash);
 	c->pages.hash = NULL;
+	ffio_guard_close(c->guard.file); /* (no page of it left) */
+	c->guard.file = NULL;
+	c->guard.tried = 0;
 	if (c->pages.pool != &c->pages.own_pool) {
 		pthread_mutex_lock(&c->pages.pool->lock);
 		c->pages.pool->nfiles--;

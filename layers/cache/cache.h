@@ -60,6 +60,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include "ffio-internal.h"
+#include "guard/guard.h"
 
 /* The functions the parts share are internal to the library, as all of
  * it is (-fvisibility=hidden). */
@@ -78,6 +79,7 @@ struct cpage {
 	int64_t pno;                      /* page number: offset / PAGE */
 	char *data;
 	uint64_t *wmap;                   /* a sieve hull's written bytes, a bit each, or NULL */
+	struct guard_page *g;             /* its record in guarded memory, or NULL (see cache_guard) */
 	struct cpage *prev, *next;        /* LRU list, least recent first */
 	struct cext *ext;                 /* dirty extents, sorted, disjoint */
 	uint32_t next_ext, cap_ext;
@@ -91,6 +93,7 @@ struct cpage {
 	unsigned chunked : 1;             /* data is carved from a huge chunk */
 	unsigned fill : 2;                /* scratch of a sieving flush: written whole (FILL, sieve.c) */
 	unsigned zeros : 1;               /* known, made past the end: the bytes not written are zeros */
+	unsigned gclear : 1;              /* clean, its writes in flight: unmarked when they end */
 	uint16_t inflight;                /* requests below using data */
 	uint8_t nvalid;                   /* clean valid ranges of an unknown page: */
 	/* (the hit paths read no field below) */
@@ -257,6 +260,18 @@ struct cache_big {
 	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
 };
 
+/* The guard (libffio/guard): a file the cache may write keeps its pages
+ * in guarded memory, each byte the application wrote marked there until
+ * it is in the file, so that a guardian process writes it back if this
+ * process dies (see ffio-reliability(7)).  Set at the first page (buffer.c);
+ * begun by a write over several pages (write.c). */
+struct cache_guard {
+	int want;                    /* the file is open for writing */
+	int tried;                   /* ffio_guard_open was asked */
+	struct ffio_guard *file;     /* or NULL: not guarded */
+	int begun;                   /* one intent over the pages of a write */
+};
+
 /* Counters, reported at close (.diag) and by ffgetstats (cache.c); each
  * counted where its event happens. */
 struct cache_stats {
@@ -282,6 +297,7 @@ struct cache {
 	struct cache_evict evict;
 	struct cache_async async;
 	struct cache_big big;
+	struct cache_guard guard;
 	struct cache_stats stats;
 };
 
@@ -497,6 +513,8 @@ static inline void pg_touch(struct cache *c, struct cpage *p)
 	}
 }
 
+/* p's dirty bytes are below, or dropped: unmarked in guarded memory once
+ * no write of them is in flight any more (cache_areq_unlink). */
 static inline void pg_set_clean(struct cache *c, struct cpage *p)
 {
 	if (p->next_ext) {
@@ -506,6 +524,12 @@ static inline void pg_set_clean(struct cache *c, struct cpage *p)
 	p->holes = 0;
 	if (p->wmap)
 		cache_wmap_drop(c, p);
+	if (p->g) {
+		if (p->inflight)
+			p->gclear = 1;
+		else
+			ffio_guard_unmark_all(p->g);
+	}
 }
 
 static inline off_t pg_start(const struct cache *c, int64_t pno)
@@ -593,6 +617,64 @@ static inline void copy_record(void *dst, const void *src, size_t n)
 	} else {
 		memcpy(d, s, n);
 	}
+}
+
+/* Store n bytes (1, 2, 4 or 8) at dst with one instruction: a death
+ * leaves them all or none.  0: n is another size, nothing stored. */
+static inline int store_one(void *dst, const void *src, size_t n)
+{
+	typedef uint16_t __attribute__((may_alias, aligned(1))) u16;
+	typedef uint32_t __attribute__((may_alias, aligned(1))) u32;
+	typedef uint64_t __attribute__((may_alias, aligned(1))) u64;
+	switch (n) {
+	case 1:
+		*(volatile char *)dst = *(const char *)src;
+		return 1;
+	case 2:
+		*(volatile u16 *)dst = *(const u16 *)src;
+		return 1;
+	case 4:
+		*(volatile u32 *)dst = *(const u32 *)src;
+		return 1;
+	case 8:
+		*(volatile u64 *)dst = *(const u64 *)src;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Copy n bytes from src into p at lo, the application's: marked in
+ * guarded memory too (ffio_guard_copy), whole or not at all if the process
+ * dies meanwhile.  Inline, the common cases, no intent begun: bytes
+ * within one word of the map, none marked yet (copied, then marked by one
+ * store); or all marked already and stored by one instruction (a value
+ * of 1, 2, 4 or 8 bytes written again). */
+static inline void pg_copy(struct cache *c, struct cpage *p, uint32_t lo, const void *src, size_t n)
+{
+	struct guard_page *g = p->g;
+	if (!g) {
+		copy_record(p->data + lo, src, n);
+		return;
+	}
+	uint32_t w = lo >> 6, hi = lo + (uint32_t)n;
+	if (n && w == (hi - 1) >> 6 && !c->guard.begun) {
+		uint64_t m = wmap_word_mask(w, lo, hi), marked = g->map[w] & m;
+		if (!marked) {
+			copy_record(p->data + lo, src, n);
+			__asm__ __volatile__("" ::: "memory"); /* copied, then marked */
+			g->map[w] |= m;
+			if (lo < g->span_lo)
+				g->span_lo = lo;
+			if (hi > g->span_hi)
+				g->span_hi = hi;
+			return;
+		}
+		if (marked == m && store_one(p->data + lo, src, n))
+			return;
+	}
+	if (n)
+		ffio_guard_copy(c->guard.file, g, p->data, lo, src, n);
 }
 
 static inline int disk_size(struct cache *c, off_t *size)

@@ -273,6 +273,8 @@ static void pg_reuse(struct cache *c, struct cpage *p, int64_t pno)
 		c->stats.ra_wasted++;
 	hash_remove(c, p);
 	p->pno = pno;
+	if (p->g)
+		ffio_guard_bind(c->guard.file, p->g, pno);
 	p->known = p->ra = p->pin = p->failed = p->reading = p->holes = p->evicted = p->zeros = 0;
 	p->nvalid = 0;
 	p->next_ext = 0;
@@ -352,6 +354,8 @@ static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh,
 		return -ENOMEM;
 	}
 	p->pno = pno;
+	if (p->g)
+		ffio_guard_bind(c->guard.file, p->g, pno);
 	size_t h = hash_of(c, pno);
 	p->hnext = c->pages.hash[h];
 	c->pages.hash[h] = p;

@@ -25,6 +25,8 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 		off_t end = ps + (off_t)c->conf.page;
 		off_t a = off > ps ? off : ps, b = off + (off_t)n < end ? off + (off_t)n : end;
 		p->zeros = 0; /* bytes not written (any more) and not zero */
+		if (p->g) /* below now: before the page's copy changes */
+			ffio_guard_unmark(p->g, (uint32_t)(a - ps), (uint32_t)(b - ps));
 		if (cache_pg_wait(c, p) == 0) {
 			memcpy(p->data + (a - ps), buf + (a - off), (size_t)(b - a));
 		} else { /* cannot touch its buffer: forget what it held */
@@ -159,7 +161,10 @@ static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
 	c->hot.off = -1;
 	w->prev_off = off;
 	w->at.off = next <= w->at.last ? next : -1;
-	copy_record(dst, buf, n); /* last: nothing of c live across a call */
+	if (w->page->g)
+		pg_copy(c, w->page, (uint32_t)(off - w->at.start), buf, n);
+	else
+		copy_record(dst, buf, n); /* last: nothing of c live across a call */
 	return (ssize_t)n;
 }
 
@@ -202,7 +207,7 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 		last->hi = hi;
 	if (p->wmap)
 		wmap_mark(p, lo, hi);
-	copy_record(p->data + lo, buf, n);
+	pg_copy(c, p, lo, buf, n);
 	c->stats.n_write++;
 	c->stats.b_write += n;
 	if (off + (off_t)n > c->size.cached_end)
@@ -236,6 +241,39 @@ ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t o
 	return write_hit(c, buf, n, off);
 }
 
+/* Does [off, off + n) meet bytes marked in guarded memory, cached and not
+ * yet below?  A write must not go around the cache there: if the process
+ * died after the write reached the file and before the pages learnt of it
+ * (absorb_direct_write), the guardian would write the older bytes over
+ * it.  Such a write is taken into the cache instead (whole or absent
+ * should the process die, as any other). */
+static int page_meets_marks(const struct cache *c, const struct cpage *p, off_t off, size_t n)
+{
+	off_t ps = pg_start(c, p->pno), end = off + (off_t)n;
+	off_t a = off > ps ? off : ps, b = end < ps + (off_t)c->conf.page ? end : ps + (off_t)c->conf.page;
+	return p->g && p->next_ext && a < b && ffio_guard_marked(p->g, (uint32_t)(a - ps), (uint32_t)(b - ps));
+}
+
+static int around_meets_marks(struct cache *c, off_t off, size_t n)
+{
+	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
+
+	if (!c->guard.file || c->pages.ndirty == 0)
+		return 0;
+	if (last - first >= c->pages.npages) { /* fewer pages held than in the range */
+		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
+			if (p->pno >= first && p->pno <= last && page_meets_marks(c, p, off, n))
+				return 1;
+		return 0;
+	}
+	for (int64_t k = first; k <= last; k++) {
+		struct cpage *p = pg_find(c, k);
+		if (p && page_meets_marks(c, p, off, n))
+			return 1;
+	}
+	return 0;
+}
+
 ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
@@ -256,7 +294,7 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 	 * to (behind_pays): then they are copied and submitted.  So do
 	 * smaller ones inside a range the program holds locked (cache_around):
 	 * it unlocks soon, a flush point, and the write would wait there. */
-	if (cache_around(c, n, off) && aligned(c, buf, n, off)) {
+	if (cache_around(c, n, off) && aligned(c, buf, n, off) && !around_meets_marks(c, off, n)) {
 		if (!c->async.below || n < c->conf.page) /* (under the program's lock: see cache_around) */
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
@@ -364,13 +402,55 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
  * from the processor's cache: memcpy there. */
 #define STREAM_COPY_MIN ((size_t)64 << 10)
 
-/* Copy n bytes at off into the cache (write-behind). */
-static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off)
+/* A write over several pages of a guarded file (up to as many as one
+ * intent holds) is whole or absent in the file if the process dies
+ * before it returns: one intent over all its copies, its pages pinned
+ * meanwhile, so that none of them is written back (and its part of the
+ * write made impossible to undo) before the last is copied. */
+struct write_intent {
+	int on;
+	int npinned;
+	struct cpage *pinned[GUARD_INTENT_ENTRIES];
+};
+
+static void intent_begin(struct cache *c, struct write_intent *wi, size_t n, off_t off)
 {
-	const char *src = buf;
+	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
+
+	wi->on = c->guard.file && first != last && last - first < GUARD_INTENT_ENTRIES;
+	wi->npinned = 0;
+	if (wi->on) {
+		ffio_guard_begin(c->guard.file);
+		c->guard.begun = 1;
+	}
+}
+
+static void intent_pin(struct write_intent *wi, struct cpage *p)
+{
+	if (wi->on && !p->pin && wi->npinned < GUARD_INTENT_ENTRIES) {
+		p->pin = 1;
+		wi->pinned[wi->npinned++] = p;
+	}
+}
+
+/* The write is whole in memory (or goes on below): the intent ends. */
+static void intent_end(struct cache *c, struct write_intent *wi)
+{
+	if (!wi->on)
+		return;
+	ffio_guard_end(c->guard.file);
+	c->guard.begun = 0;
+	for (int i = 0; i < wi->npinned; i++)
+		wi->pinned[i]->pin = 0;
+	wi->on = 0;
+}
+
+static ssize_t write_in_pages(struct cache *c, const char *src, size_t n, off_t off, struct write_intent *wi,
+			      int *filled)
+{
 	size_t done = 0;
 	off_t size;
-	int err, filled = 0;
+	int err;
 
 	if ((err = disk_size(c, &size)) < 0)
 		return err;
@@ -384,7 +464,12 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 		if (!p) {
 			int fresh;
 			err = cache_pg_new_fresh(c, pno, &p, &fresh);
+			if (err == -EAGAIN && wi->on) { /* its own pages pinned fill the cache */
+				intent_end(c, wi);
+				err = cache_pg_new_fresh(c, pno, &p, &fresh);
+			}
 			if (err == -EAGAIN && !c->conf.direct) {
+				intent_end(c, wi); /* what is copied stays: the rest goes below */
 				ssize_t r = write_around(c, src + done, n - done, o);
 				if (r < 0)
 					return done ? (ssize_t)done : r;
@@ -411,13 +496,16 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 			if (p->inflight && (err = cache_pg_wait(c, p)) < 0) /* never modified in flight */
 				return done ? (ssize_t)done : err;
 		}
+		intent_pin(wi, p);
 		/* A sieved known page of many extents keeps a hull and a map
 		 * of its written bytes (made before the copy: a page that
 		 * cannot have one is left as it was). */
 		int hull = p->known && is_sieve(c) && p->next_ext && sieve_hull_due(c, p);
 		if (hull && (err = cache_hull_map(c, p)) < 0)
 			return done ? (ssize_t)done : err;
-		if (c->conf.direct && len >= STREAM_COPY_MIN)
+		if (p->g)
+			pg_copy(c, p, lo, src + done, len);
+		else if (c->conf.direct && len >= STREAM_COPY_MIN)
 			ffio_copy_stream(p->data + lo, src + done, len);
 		else
 			memcpy(p->data + lo, src + done, len);
@@ -433,6 +521,8 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 		} else if ((err = cache_ext_add(p, lo, lo + (uint32_t)len)) < 0) {
 			if (!p->next_ext)
 				c->pages.ndirty--;
+			if (p->g) /* not the page's: not to be written back */
+				ffio_guard_unmark(p->g, lo, lo + (uint32_t)len);
 			return done ? (ssize_t)done : err;
 		} else if (!p->known && is_sieve(c) && p->next_ext > c->conf.page / ZERO_GAP_SPACING &&
 			   pg_start(c, pno) >= c->size.below && (err = cache_pg_load(c, p)) < 0) {
@@ -442,8 +532,22 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 		if (o + (off_t)len > c->size.cached_end)
 			c->size.cached_end = o + (off_t)len;
 		if (lo + len == c->conf.page)
-			filled = 1;
+			*filled = 1;
 	}
+	return (ssize_t)n;
+}
+
+/* Copy n bytes at off into the cache (write-behind). */
+static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	struct write_intent wi;
+	int filled = 0;
+
+	intent_begin(c, &wi, n, off);
+	ssize_t r = write_in_pages(c, buf, n, off, &wi, &filled);
+	intent_end(c, &wi);
+	if (r < 0 || (size_t)r < n)
+		return r;
 	/* Over an asynchronous stack, complete pages start on their way as
 	 * soon as a quarter of the cache is dirty: the application goes on
 	 * while they are written. */
