@@ -214,6 +214,7 @@ struct cache_hot_write {
 	struct cache_hot at;         /* where, how long, up to where, when armed */
 	struct cpage *page;
 	uint64_t *wmap;              /* the page's map of written bytes, or NULL (as armed) */
+	int guarded;                 /* the page is in guarded memory (as armed) */
 	struct cext *ext;            /* the extent that grows, or NULL: writes inside it */
 	off_t prev_off;              /* the write hit before, for the step */
 	size_t prev_len;
@@ -644,37 +645,41 @@ static inline int store_one(void *dst, const void *src, size_t n)
 	}
 }
 
-/* Copy n bytes from src into p at lo, the application's: marked in
- * guarded memory too (ffio_guard_copy), whole or not at all if the process
- * dies meanwhile.  Inline, the common cases, no intent begun: bytes
- * within one word of the map, none marked yet (copied, then marked by one
- * store); or all marked already and stored by one instruction (a value
- * of 1, 2, 4 or 8 bytes written again). */
-static inline void pg_copy(struct cache *c, struct cpage *p, uint32_t lo, const void *src, size_t n)
+/* The common cases of pg_copy (below) into guarded page g, no intent
+ * begun: bytes within one word of the map, none marked yet (copied, then
+ * marked by one store); or all marked already and stored by one
+ * instruction (a value of 1, 2, 4 or 8 bytes written again).  1 done, 0
+ * not (nothing changed). */
+static inline __attribute__((always_inline)) int pg_copy_fast(const struct cache *c, struct guard_page *g,
+							      char *data, uint32_t lo, const void *src, size_t n)
 {
-	struct guard_page *g = p->g;
-	if (!g) {
-		copy_record(p->data + lo, src, n);
-		return;
-	}
 	uint32_t w = lo >> 6, hi = lo + (uint32_t)n;
-	if (n && w == (hi - 1) >> 6 && !c->guard.begun) {
-		uint64_t m = wmap_word_mask(w, lo, hi), marked = g->map[w] & m;
-		if (!marked) {
-			copy_record(p->data + lo, src, n);
-			__asm__ __volatile__("" ::: "memory"); /* copied, then marked */
-			g->map[w] |= m;
-			if (lo < g->span_lo)
-				g->span_lo = lo;
-			if (hi > g->span_hi)
-				g->span_hi = hi;
-			return;
-		}
-		if (marked == m && store_one(p->data + lo, src, n))
-			return;
+	if (!n || w != (hi - 1) >> 6 || c->guard.begun)
+		return 0;
+	uint64_t m = wmap_word_mask(w, lo, hi), marked = g->map[w] & m;
+	if (!marked) {
+		copy_record(data + lo, src, n);
+		__asm__ __volatile__("" ::: "memory"); /* copied, then marked */
+		g->map[w] |= m;
+		if (lo < g->span_lo)
+			g->span_lo = lo;
+		if (hi > g->span_hi)
+			g->span_hi = hi;
+		return 1;
 	}
-	if (n)
-		ffio_guard_copy(c->guard.file, g, p->data, lo, src, n);
+	return marked == m && store_one(data + lo, src, n);
+}
+
+/* Copy n bytes from src into p at lo, the application's: marked in
+ * guarded memory too, whole or not at all if the process dies meanwhile
+ * (pg_copy_fast, else ffio_guard_copy under the file's intent). */
+static inline __attribute__((always_inline)) void pg_copy(struct cache *c, struct cpage *p, uint32_t lo,
+							   const void *src, size_t n)
+{
+	if (!p->g)
+		copy_record(p->data + lo, src, n);
+	else if (n && !pg_copy_fast(c, p->g, p->data, lo, src, n))
+		ffio_guard_copy(c->guard.file, p->g, p->data, lo, src, n);
 }
 
 static inline int disk_size(struct cache *c, off_t *size)

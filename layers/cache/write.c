@@ -142,11 +142,12 @@ static void hot_write_arm(struct cache *c, struct cpage *p, off_t off, size_t n)
 				   .calls = c->base.file->stack_calls, .data = p->data, .start = start};
 	w->page = p;
 	w->wmap = p->wmap; /* made and dropped only by calls that disarm it */
+	w->guarded = p->g != NULL;
 }
 
 /* The armed write: what the hit path below would do for it, no test made
  * again. */
-static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
+static inline char *hot_advance(struct cache *c, size_t n, off_t off)
 {
 	struct cache_hot_write *w = &c->hotw;
 	char *dst = w->at.data + (off - w->at.start);
@@ -161,10 +162,12 @@ static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
 	c->hot.off = -1;
 	w->prev_off = off;
 	w->at.off = next <= w->at.last ? next : -1;
-	if (w->page->g)
-		pg_copy(c, w->page, (uint32_t)(off - w->at.start), buf, n);
-	else
-		copy_record(dst, buf, n); /* last: nothing of c live across a call */
+	return dst;
+}
+
+static ssize_t write_hot(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	copy_record(hot_advance(c, n, off), buf, n); /* last: nothing of c live across a call */
 	return (ssize_t)n;
 }
 
@@ -217,18 +220,44 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 	return (ssize_t)n;
 }
 
-/* The armed write into a page with a map of written bytes: marked too
- * (apart, so that write_hot stays a leaf; never inlined, and built twice:
- * with the popcnt instruction where the processor has it, which counts
- * the bits newly marked). */
+/* The armed write into a page with a map of written bytes: marked too,
+ * and in guarded memory if the page is guarded (pg_copy) (apart, so that
+ * write_hot stays a leaf; never inlined, and built twice: with the popcnt
+ * instruction where the processor has it, which counts the bits newly
+ * marked). */
 __attribute__((target_clones("popcnt", "default"))) static ssize_t
 write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	struct cache_hot_write *w = &c->hotw;
+	struct cpage *p = w->page;
 	uint32_t lo = (uint32_t)(off - w->at.start);
-	ssize_t r = write_hot(c, buf, n, off);
-	wmap_mark(w->page, lo, lo + (uint32_t)n);
-	return r;
+	char *dst = hot_advance(c, n, off);
+	if (p->g)
+		pg_copy(c, p, lo, buf, n);
+	else
+		copy_record(dst, buf, n);
+	wmap_mark(p, lo, lo + (uint32_t)n);
+	return (ssize_t)n;
+}
+
+/* The armed write into a guarded page without a map of its own: its bytes
+ * marked in guarded memory (pg_copy; the rare case apart, so that the
+ * common one saves no register). */
+__attribute__((noinline)) static ssize_t write_hot_guarded_slow(struct cache *c, struct cpage *p, uint32_t lo,
+								 const void *buf, size_t n)
+{
+	ffio_guard_copy(c->guard.file, p->g, p->data, lo, buf, n);
+	return (ssize_t)n;
+}
+
+__attribute__((noinline)) static ssize_t write_hot_guarded(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	struct cpage *p = c->hotw.page;
+	uint32_t lo = (uint32_t)(off - c->hotw.at.start);
+	hot_advance(c, n, off);
+	if (pg_copy_fast(c, p->g, p->data, lo, buf, n))
+		return (ssize_t)n;
+	return write_hot_guarded_slow(c, p, lo, buf, n);
 }
 
 /* The armed write first, alone: a leaf that saves no register. */
@@ -237,7 +266,8 @@ ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t o
 	struct cache *c = CACHE(l);
 
 	if (cache_hot_due(c, &c->hotw.at, off, n))
-		return c->hotw.wmap ? write_hot_marked(c, buf, n, off) : write_hot(c, buf, n, off);
+		return c->hotw.wmap ? write_hot_marked(c, buf, n, off)
+		       : c->hotw.guarded ? write_hot_guarded(c, buf, n, off) : write_hot(c, buf, n, off);
 	return write_hit(c, buf, n, off);
 }
 
