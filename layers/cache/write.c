@@ -44,11 +44,63 @@ static void absorb_direct_write(struct cache *c, const char *buf, size_t n, off_
 	}
 }
 
+/* The part of [off, off + n) in cached page p, [*a, *b) of it: does it
+ * hold bytes marked in guarded memory? */
+static int page_meets_marks(const struct cache *c, const struct cpage *p, off_t off, size_t n, uint32_t *a,
+			    uint32_t *b)
+{
+	off_t ps = pg_start(c, p->pno), end = off + (off_t)n;
+	off_t lo = off > ps ? off : ps, hi = end < ps + (off_t)c->conf.page ? end : ps + (off_t)c->conf.page;
+	*a = (uint32_t)(lo - ps);
+	*b = (uint32_t)(hi - ps);
+	return p->g && p->next_ext && lo < hi && ffio_guard_marked(p->g, *a, *b);
+}
+
+static void take_new_bytes(struct cache *c, struct cpage *p, const char *buf, off_t off, size_t n)
+{
+	uint32_t a, b;
+	if (!page_meets_marks(c, p, off, n, &a, &b) || (p->inflight && cache_pg_wait(c, p) < 0))
+		return;
+	ffio_guard_copy(c->guard.file, p->g, p->data, a, buf + (pg_start(c, p->pno) + a - off), b - a);
+	if (cache_ext_add(p, a, b) < 0) { /* out of memory: the page's other bytes forgotten */
+		p->ext[0] = (struct cext){a, b};
+		p->next_ext = 1;
+		p->known = 0;
+	}
+}
+
+/* Before a write goes around the cache over a guarded page holding bytes
+ * the application wrote there before (marked, not yet below): the page
+ * takes the new bytes first, dirty and marked as a write into the cache
+ * would leave them (each page's part whole or absent, should the process
+ * die).  Else, if the process died after the write reached the file and
+ * before the page learnt of it (absorb_direct_write), its guardian would
+ * write the older bytes over the newer. */
+static void marked_pages_take(struct cache *c, const char *buf, size_t n, off_t off)
+{
+	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
+
+	if (!c->guard.file || c->pages.ndirty == 0)
+		return;
+	if (last - first >= c->pages.npages) { /* fewer pages held than in the range */
+		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
+			if (p->pno >= first && p->pno <= last)
+				take_new_bytes(c, p, buf, off, n);
+		return;
+	}
+	for (int64_t k = first; k <= last; k++) {
+		struct cpage *p = pg_find(c, k);
+		if (p)
+			take_new_bytes(c, p, buf, off, n);
+	}
+}
+
 static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	struct iovec iov = {(void *)buf, n};
 	int err;
 
+	marked_pages_take(c, buf, n, off);
 	c->stats.bypass++;
 	c->stats.below_writes++;
 	/* not inside another process's sieving (sieve.c) */
@@ -271,39 +323,6 @@ ssize_t cache_write_hit(struct ffio_layer *l, const void *buf, size_t n, off_t o
 	return write_hit(c, buf, n, off);
 }
 
-/* Does [off, off + n) meet bytes marked in guarded memory, cached and not
- * yet below?  A write must not go around the cache there: if the process
- * died after the write reached the file and before the pages learnt of it
- * (absorb_direct_write), the guardian would write the older bytes over
- * it.  Such a write is taken into the cache instead (whole or absent
- * should the process die, as any other). */
-static int page_meets_marks(const struct cache *c, const struct cpage *p, off_t off, size_t n)
-{
-	off_t ps = pg_start(c, p->pno), end = off + (off_t)n;
-	off_t a = off > ps ? off : ps, b = end < ps + (off_t)c->conf.page ? end : ps + (off_t)c->conf.page;
-	return p->g && p->next_ext && a < b && ffio_guard_marked(p->g, (uint32_t)(a - ps), (uint32_t)(b - ps));
-}
-
-static int around_meets_marks(struct cache *c, off_t off, size_t n)
-{
-	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
-
-	if (!c->guard.file || c->pages.ndirty == 0)
-		return 0;
-	if (last - first >= c->pages.npages) { /* fewer pages held than in the range */
-		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
-			if (p->pno >= first && p->pno <= last && page_meets_marks(c, p, off, n))
-				return 1;
-		return 0;
-	}
-	for (int64_t k = first; k <= last; k++) {
-		struct cpage *p = pg_find(c, k);
-		if (p && page_meets_marks(c, p, off, n))
-			return 1;
-	}
-	return 0;
-}
-
 ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
@@ -324,7 +343,7 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 	 * to (behind_pays): then they are copied and submitted.  So do
 	 * smaller ones inside a range the program holds locked (cache_around):
 	 * it unlocks soon, a flush point, and the write would wait there. */
-	if (cache_around(c, n, off) && aligned(c, buf, n, off) && !around_meets_marks(c, off, n)) {
+	if (cache_around(c, n, off) && aligned(c, buf, n, off)) {
 		if (!c->async.below || n < c->conf.page) /* (under the program's lock: see cache_around) */
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
