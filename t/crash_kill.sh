@@ -21,6 +21,10 @@ prog=$top_builddir/t/crash_kill
 : "${CRASH_SEED:=1}"
 CRASH_PRELOAD=$PRELOAD
 export CRASH_PRELOAD
+# In a sanitizer build, SIGSEGV ends the writer as it ends any process,
+# not through the sanitizer's report and exit status.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+export ASAN_OPTIONS
 half=$(((CRASH_SEEDS + 1) / 2))
 last=$((CRASH_SEED + CRASH_SEEDS - 1))
 d=$scratch/run

@@ -231,6 +231,11 @@ static inline void cl_call(struct cl_writer *w, int k)
 		off_t e = lseek(w->afd, 0, SEEK_CUR);
 		c->off = e - n;
 	}
+	/* the guardian: looked for after each call until there is one, then
+	 * now and then (it may change); before the call counts as returned,
+	 * so that a kill after it finds the guardian to wait for */
+	if (atomic_load(&L->nguard) == 0 || (i & 63) == 0)
+		cl_note_guardian(w);
 	atomic_store(&L->returned, i + 1);
 	if (k == CL_FSYNC)
 		atomic_store(&L->phase, CL_WORKING);
@@ -242,10 +247,6 @@ static inline void cl_call(struct cl_writer *w, int k)
 	} else if (k == CL_TRUNC && n == 0) {
 		w->size = c->off;
 	}
-	/* the guardian: looked for after each call until there is one, then
-	 * now and then (it may change) */
-	if (atomic_load(&L->nguard) == 0 || (i & 63) == 0)
-		cl_note_guardian(w);
 }
 
 /* Make calls until the log is full, L->self_exit calls (then end as asked)
