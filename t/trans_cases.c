@@ -701,6 +701,48 @@ static int by_number(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* A handler on a small alternate stack (12 KiB: Python's faulthandler
+ * reports on one of about that size) makes the process's first write to a
+ * file: the memory below that stack is untouched (ffio starts nothing
+ * there that needs a large stack) and the file holds the report. */
+#define ALT_SIZE 12288
+#define ALT_PAD 65536
+static int report_fd = -1;
+
+static void on_report(int sig)
+{
+	char line[64];
+	int n = snprintf(line, sizeof line, "report of signal %d\n", sig);
+	for (int i = 0; i < 20; i++)
+		(void)!write(report_fd, line, (size_t)n);
+}
+
+static void case_altstack(void)
+{
+	unsigned char *base = malloc(ALT_SIZE + 2 * ALT_PAD);
+	struct stat st;
+	size_t touched = 0;
+
+	if (!base)
+		exit(1);
+	memset(base, 0x5a, ALT_SIZE + 2 * ALT_PAD);
+	stack_t ss = {.ss_sp = base + ALT_PAD, .ss_size = ALT_SIZE};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_report;
+	sa.sa_flags = SA_ONSTACK;
+	if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
+		exit(1);
+	report_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	raise(SIGUSR1);
+	for (size_t i = 0; i < ALT_PAD; i++)
+		touched += base[i] != 0x5a || base[ALT_PAD + ALT_SIZE + i] != 0x5a;
+	printf("bytes touched beside the handler's stack: %zu\n", touched);
+	printf("close %d\n", close(report_fd));
+	printf("report: %lld bytes\n", stat(path, &st) == 0 ? (long long)st.st_size : -1LL);
+	exit(0);
+}
+
 static void case_fd_list(void)
 {
 	static const char *const dirs[] = {"/proc/self/fd", "/dev/fd", "/proc/thread-self/fd"};
@@ -762,6 +804,7 @@ static const struct {
 	{"lock_timeout", case_lock_timeout},
 	{"kernel_files", case_kernel_files}, {"grown_behind", case_grown_behind},
 	{"fd_list", case_fd_list},         {"heard", case_heard},
+	{"altstack", case_altstack},
 };
 
 int main(int argc, char **argv)

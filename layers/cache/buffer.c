@@ -56,7 +56,11 @@ static int huge_ok(const struct cache *c)
  * no guardian, guarded memory full) has them here. */
 static char *guarded_buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
-	if (!c->guard.tried) {
+	/* Not from a signal handler, which may run on a small stack of its
+	 * own (Python's faulthandler: its report's page then overran that
+	 * stack, starting the guardian); a later page guards the file.  What
+	 * a handler writes reaches the kernel before it returns anyway. */
+	if (!c->guard.tried && !ffio_in_handler) {
 		c->guard.tried = 1;
 		c->guard.file = ffio_guard_open(c->base.file->fd);
 	}

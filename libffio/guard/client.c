@@ -141,7 +141,7 @@ out:
 static int beside_us(char *path, size_t size)
 {
 	Dl_info info;
-	char self[PATH_MAX];
+	static char self[PATH_MAX]; /* (guardian_lock held: not on a small stack) */
 	const char *name;
 
 	if (!dladdr((void *)ffio_guardian_start, &info) || !info.dli_fname)
@@ -356,7 +356,7 @@ static int socket_number(void)
 
 int ffio_guardian_start(int meta_fd, int data_fd)
 {
-	char path[PATH_MAX];
+	static char path[PATH_MAX]; /* (guardian_lock held: not on a small stack) */
 	const char *what = "cannot start";
 	int sv[2], err;
 
@@ -385,10 +385,10 @@ int ffio_guardian_start(int meta_fd, int data_fd)
 	__atomic_store_n(&running, err == 0, __ATOMIC_RELAXED);
 	if (err == 0)
 		ffio_fd_on_pressure_last(socket_number, ffio_guardian_release);
-	pthread_mutex_unlock(&guardian_lock);
 	if (err < 0)
 		ffio_log_once(&said_none, "no guardian: %s %s: %s: cached data is lost if the process dies",
 			      path, what, strerror(-err));
+	pthread_mutex_unlock(&guardian_lock);
 	return err;
 }
 
