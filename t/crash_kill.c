@@ -527,6 +527,22 @@ static pid_t spawn_writer(int newgroup)
 	return pid;
 }
 
+/* Start a writer that forks a child writer (the fork and job modes): the
+ * writer's pid; the child's (*child, 0 if it never came) and a pidfd of
+ * it (*cfd, -1 then).  *st: the writer's status, if it ended meanwhile. */
+static pid_t spawn_pair(int newgroup, pid_t *child, int *cfd, int *st)
+{
+	struct cl_log *C = &A->log[1];
+	pid_t pid = spawn_writer(newgroup);
+	double end = now() + 60;
+
+	while (atomic_load(&C->pid) == 0 && now() < end && waitpid(pid, st, WNOHANG) == 0)
+		sched_yield();
+	*child = atomic_load(&C->pid);
+	*cfd = *child ? pidfd_open_(*child) : -1;
+	return pid;
+}
+
 /* Reap the harness's child pid into *st, waiting 60 s at most; then it
  * gets SIGKILL, and the answer is -1. */
 static int reap(pid_t pid, int *st)
@@ -682,12 +698,9 @@ static int one_fork(const char *how, uint64_t seed, struct tally *t)
 		 " calls", seed, A->open_after ? "after" : "before", how, nc);
 	snprintf(lp, sizeof lp, "%s: parent", label);
 	snprintf(lc, sizeof lc, "%s: child", label);
-	pid_t pid = spawn_writer(0);
-	double end = now() + 60;
-	while (atomic_load(&C->pid) == 0 && now() < end && waitpid(pid, &st, WNOHANG) == 0)
-		sched_yield();
-	pid_t child = atomic_load(&C->pid);
-	int cfd = child ? pidfd_open_(child) : -1;
+	pid_t child;
+	int cfd;
+	pid_t pid = spawn_pair(0, &child, &cfd, &st);
 	if (cfd < 0) {
 		say("# %s: no child seen (%s)\n", label, strerror(errno));
 		kill(pid, SIGKILL);
@@ -748,12 +761,9 @@ static int one_job(uint64_t seed, struct tally *t)
 		 seed, n0, n1);
 	snprintf(lp, sizeof lp, "%s: parent", label);
 	snprintf(lc, sizeof lc, "%s: child", label);
-	pid_t pid = spawn_writer(1);
-	double end = now() + 60;
-	while (atomic_load(&C->pid) == 0 && now() < end && waitpid(pid, &st, WNOHANG) == 0)
-		sched_yield();
-	pid_t child = atomic_load(&C->pid);
-	int cfd = child ? pidfd_open_(child) : -1;
+	pid_t child;
+	int cfd;
+	pid_t pid = spawn_pair(1, &child, &cfd, &st);
 	if (cfd < 0 || wait_count(P, n0, pid, -1, &st) != 0 || wait_count(C, n1, 0, cfd, &st) != 0) {
 		say("# %s: the writers ended by themselves%s%s %s\n", label, P->err[0] ? ": " : "", P->err, C->err);
 		kill(-pid, SIGKILL);
@@ -764,7 +774,7 @@ static int one_job(uint64_t seed, struct tally *t)
 	kill(-pid, SIGTERM);
 	/* a deadline, not an ordering: poll with short sleeps */
 	int pdone = 0, cdone = 0;
-	end = now() + 5;
+	double end = now() + 5;
 	while ((!pdone || !cdone) && now() < end) {
 		if (!pdone && waitpid(pid, &st, WNOHANG) == pid)
 			pdone = 1;

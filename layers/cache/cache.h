@@ -381,15 +381,11 @@ static inline int pg_holds(const struct cpage *p, uint32_t lo, uint32_t hi)
 	return p->known || ext_covers(p, lo, hi) || valid_covers(p, lo, hi, &at);
 }
 
-/* The mask of bits [lo, hi) within word w of a map (hi > lo). */
+/* The mask of bits [lo, hi) within word w of a map (hi > lo): a sieve
+ * hull's map is laid out as guarded memory's. */
 static inline uint64_t wmap_word_mask(uint32_t w, uint32_t lo, uint32_t hi)
 {
-	uint64_t m = ~(uint64_t)0;
-	if (w == lo >> 6)
-		m &= ~(uint64_t)0 << (lo & 63);
-	if (w == (hi - 1) >> 6)
-		m &= ~(uint64_t)0 >> (63 - ((hi - 1) & 63));
-	return m;
+	return guard_word_mask(w, lo, hi);
 }
 
 /* Records closer than this are not worth a vector entry each with a gap

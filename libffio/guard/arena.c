@@ -417,20 +417,10 @@ void ffio_guard_bind(struct ffio_guard *f, struct guard_page *rec, int64_t pno)
 
 /* ---- marks ----------------------------------------------------------------- */
 
-static inline uint64_t word_mask(uint32_t w, uint32_t lo, uint32_t hi)
-{
-	uint64_t m = ~(uint64_t)0;
-	if (w == lo >> 6)
-		m &= ~(uint64_t)0 << (lo & 63);
-	if (w == (hi - 1) >> 6)
-		m &= ~(uint64_t)0 >> (63 - ((hi - 1) & 63));
-	return m;
-}
-
 static void mark(struct guard_page *rec, uint32_t lo, uint32_t hi)
 {
 	for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++)
-		rec->map[w] |= word_mask(w, lo, hi);
+		rec->map[w] |= guard_word_mask(w, lo, hi);
 	if (lo < rec->span_lo)
 		rec->span_lo = lo;
 	if (hi > rec->span_hi)
@@ -440,7 +430,7 @@ static void mark(struct guard_page *rec, uint32_t lo, uint32_t hi)
 static int any_marked(const struct guard_page *rec, uint32_t lo, uint32_t hi)
 {
 	for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++)
-		if (rec->map[w] & word_mask(w, lo, hi))
+		if (rec->map[w] & guard_word_mask(w, lo, hi))
 			return 1;
 	return 0;
 }
@@ -463,7 +453,7 @@ void ffio_guard_unmark(struct guard_page *rec, uint32_t lo, uint32_t hi)
 	if (lo >= hi)
 		return;
 	for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++)
-		rec->map[w] &= ~word_mask(w, lo, hi);
+		rec->map[w] &= ~guard_word_mask(w, lo, hi);
 	if (lo == rec->span_lo && hi == rec->span_hi) {
 		rec->span_lo = (uint32_t)rec->page;
 		rec->span_hi = 0;

@@ -39,6 +39,17 @@ pid_t ffio_guardian_pid_internal(void);
 
 /* ---- arena.c: the guarded memory ----------------------------------------- */
 
+/* The mask of bits [lo, hi) within word w of a map (hi > lo). */
+static inline uint64_t guard_word_mask(uint32_t w, uint32_t lo, uint32_t hi)
+{
+	uint64_t m = ~(uint64_t)0;
+	if (w == lo >> 6)
+		m &= ~(uint64_t)0 << (lo & 63);
+	if (w == (hi - 1) >> 6)
+		m &= ~(uint64_t)0 >> (63 - ((hi - 1) & 63));
+	return m;
+}
+
 struct ffio_guard;            /* one guarded file */
 
 /* Guard a file written through fd (the cache's descriptor below): NULL when
