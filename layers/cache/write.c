@@ -95,6 +95,28 @@ static void marked_pages_take(struct cache *c, const char *buf, size_t n, off_t 
 	}
 }
 
+/* Does [off, off + n) meet a guarded page's marked bytes? */
+static int around_meets_marks(struct cache *c, size_t n, off_t off)
+{
+	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
+	uint32_t a, b;
+
+	if (!c->guard.file || c->pages.ndirty == 0)
+		return 0;
+	if (last - first >= c->pages.npages) { /* fewer pages held than in the range */
+		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
+			if (p->pno >= first && p->pno <= last && page_meets_marks(c, p, off, n, &a, &b))
+				return 1;
+		return 0;
+	}
+	for (int64_t k = first; k <= last; k++) {
+		struct cpage *p = pg_find(c, k);
+		if (p && page_meets_marks(c, p, off, n, &a, &b))
+			return 1;
+	}
+	return 0;
+}
+
 static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	struct iovec iov = {(void *)buf, n};
@@ -343,7 +365,14 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 	 * to (behind_pays): then they are copied and submitted.  So do
 	 * smaller ones inside a range the program holds locked (cache_around):
 	 * it unlocks soon, a flush point, and the write would wait there. */
-	if (cache_around(c, n, off) && aligned(c, buf, n, off)) {
+	/* A large write over bytes the application wrote before, still
+	 * cached, is taken in like a small one: should the process die, it is
+	 * then absent, whole, or its first pages (write_around would leave
+	 * the cached pages' parts of it, marked_pages_take); not so inside a
+	 * range the program holds locked (its own read-modify-write, see
+	 * cache_around). */
+	if (cache_around(c, n, off) && aligned(c, buf, n, off) &&
+	    !(around_meets_marks(c, n, off) && !ffio_file_app_locked(c->base.file, off, n))) {
 		if (!c->async.below || n < c->conf.page) /* (under the program's lock: see cache_around) */
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
