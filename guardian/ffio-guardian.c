@@ -233,20 +233,29 @@ static void await_end(void)
 
 /* ---- messages from the process -------------------------------------------- */
 
-/* A file the process writes: ours to write it with (write-only, without
- * O_APPEND or O_DIRECT: a description of our own), else its own. */
+/* A file the process writes: a descriptor that names it (O_PATH, from the
+ * library: one open for writing would keep the file from being executed
+ * while the process lives), opened for writing when it has ended. */
 static void file_open(uint32_t i, int fd)
+{
+	close_fd(&files[i].fd);
+	files[i].fd = fd;
+	files[i].shared = 0;
+}
+
+/* At the end: ours to write it with (write-only, without O_APPEND or
+ * O_DIRECT: a description of our own), else the one we were given (a
+ * library that passed one open for writing). */
+static void file_reopen(uint32_t i)
 {
 	char link[64];
 
-	close_fd(&files[i].fd);
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	snprintf(link, sizeof link, "/proc/self/fd/%d", files[i].fd);
 	int own = open(link, O_WRONLY | O_CLOEXEC);
 	if (own >= 0) {
-		(void)close(fd);
-		fd = own;
+		(void)close(files[i].fd);
+		files[i].fd = own;
 	}
-	files[i].fd = fd;
 	files[i].shared = own < 0;
 }
 
@@ -553,6 +562,7 @@ static void write_back(void)
 	for (uint32_t i = 0; i < GUARD_FILES; i++) {
 		if (files[i].fd < 0)
 			continue;
+		file_reopen(i);
 		if (files[i].shared)
 			unshare_flags(i);
 		if (h->file[i].intent.armed)

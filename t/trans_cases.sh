@@ -12,7 +12,8 @@
 # wait left by an alarm's jump, files in /proc and /sys, a file
 # another process grows and cuts, the list in /proc/self/fd, what the
 # process reads after another one tells it of a change, a report a
-# handler writes on a small alternate stack): each case
+# handler writes on a small alternate stack, scripts written and run at
+# once): each case
 # runs raw, then preloaded over several stacks, and must print the same
 # lines.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"

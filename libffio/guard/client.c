@@ -47,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 #include "ffio-internal.h"
@@ -197,6 +198,10 @@ __attribute__((no_sanitize_address)) static int spawn_guardian(void *arg)
 {
 	struct spawn *s = arg;
 
+	/* Nothing of the program's past the exec: a descriptor open for
+	 * writing held there even briefly keeps its file from being executed
+	 * (ETXTBSY) */
+	(void)FFIO_SYS(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (FFIO_SYS(SYS_fcntl, s->fd, F_SETFD, 0) == 0)
 		FFIO_SYS(SYS_execve, s->path, s->argv, no_env);
 	s->err = errno;
@@ -414,14 +419,42 @@ static void lost(int err)
 			      "data cached from now on is lost if this process dies", (int)pid, strerror(-err));
 }
 
+/* The file of descriptor fd, for the guardian: a descriptor that names it
+ * and opens nothing (O_PATH), which the guardian opens for writing only
+ * when the process has ended.  A description open for writing held
+ * meanwhile would keep the file from being executed (ETXTBSY): a script
+ * written, closed and run at once (Python's test_subprocess).  -EACCES: the
+ * file could not be opened for writing again (its mode forbids it). */
+static int path_of(int fd)
+{
+	char link[64];
+	int p;
+
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	long r = FFIO_SYS(SYS_faccessat2, AT_FDCWD, link, W_OK, AT_EACCESS);
+	if (r < 0 && errno == ENOSYS)
+		r = FFIO_SYS(SYS_faccessat, AT_FDCWD, link, W_OK);
+	if (r < 0)
+		return -errno;
+	if ((p = ffio_real.open(link, O_PATH | O_CLOEXEC)) < 0)
+		return -errno;
+	return p;
+}
+
 int ffio_guardian_open(uint32_t file, int fd)
 {
-	int err = -ENOTCONN;
+	int err = -ENOTCONN, p;
 
 	pthread_mutex_lock(&guardian_lock);
-	if (__atomic_load_n(&running, __ATOMIC_RELAXED) &&
-	    (err = send_msg(GUARD_MSG_OPEN, file, &fd, 1)) < 0)
-		lost(err);
+	if (__atomic_load_n(&running, __ATOMIC_RELAXED)) {
+		if ((p = path_of(fd)) < 0) {
+			err = p;
+		} else {
+			if ((err = send_msg(GUARD_MSG_OPEN, file, &p, 1)) < 0)
+				lost(err);
+			(void)ffio_real.close(p);
+		}
+	}
 	pthread_mutex_unlock(&guardian_lock);
 	return err;
 }
