@@ -600,6 +600,19 @@ static void print_logs(void)
 	}
 }
 
+/* Both writers' guardians waited for, both files checked against their
+ * logs (the logs printed if one fails): ok, and it all passed. */
+static int check_pair(struct cl_log *P, struct cl_log *C, const char *lp, const char *lc, struct tally *t, int ok)
+{
+	ok = wait_guardians(P, lp, t) && ok;
+	ok = wait_guardians(C, lc, t) && ok;
+	ok = check_log(P, path_w, lp, t) && ok;
+	ok = check_log(C, path_c, lc, t) && ok;
+	if (!ok)
+		print_logs();
+	return ok;
+}
+
 static void reproduce(const char *mode, const char *how, uint64_t seed)
 {
 	say("#   reproduce: CRASH_SPEC='%s' CRASH_PRELOAD='%s' t/crash_kill %s DIR %s %" PRIu64 " 1\n",
@@ -734,14 +747,9 @@ static int one_fork(const char *how, uint64_t seed, struct tally *t)
 		say("# %s: the child ended otherwise: %s\n", label, C->err[0] ? C->err : "before the signal");
 		ok = 0;
 	}
-	ok = wait_guardians(P, lp, t) && ok;
-	ok = wait_guardians(C, lc, t) && ok;
-	ok = check_log(P, path_w, lp, t) && ok;
-	ok = check_log(C, path_c, lc, t) && ok;
-	if (!ok) {
-		print_logs();
+	ok = check_pair(P, C, lp, lc, t, ok);
+	if (!ok)
 		reproduce("fork", how, seed);
-	}
 	return ok;
 }
 
@@ -796,14 +804,9 @@ static int one_job(uint64_t seed, struct tally *t)
 		say("# %s: the parent ended otherwise: %s\n", label, status_text(st, stx, sizeof stx));
 		ok = 0;
 	}
-	ok = wait_guardians(P, lp, t) && ok;
-	ok = wait_guardians(C, lc, t) && ok;
-	ok = check_log(P, path_w, lp, t) && ok;
-	ok = check_log(C, path_c, lc, t) && ok;
-	if (!ok) {
-		print_logs();
+	ok = check_pair(P, C, lp, lc, t, ok);
+	if (!ok)
 		reproduce("job", "-", seed);
-	}
 	return ok;
 }
 
