@@ -81,7 +81,6 @@ char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
 		char *b = guarded_buf_get(c, p, fresh);
 		if (b)
 			return b;
-		p->g = NULL;
 	}
 	if (c->bufs.free_bufs) {
 		char *b = c->bufs.free_bufs;

@@ -56,65 +56,51 @@ static int page_meets_marks(const struct cache *c, const struct cpage *p, off_t 
 	return p->g && p->next_ext && lo < hi && ffio_guard_marked(p->g, *a, *b);
 }
 
-static void take_new_bytes(struct cache *c, struct cpage *p, const char *buf, off_t off, size_t n)
+/* Does the cached page p meet [off, off + n) with marked bytes?  Then,
+ * with take (the write's bytes), the page takes its part of them first. */
+static int page_marked_part(struct cache *c, struct cpage *p, off_t off, size_t n, const char *take)
 {
 	uint32_t a, b;
-	if (!page_meets_marks(c, p, off, n, &a, &b) || (p->inflight && cache_pg_wait(c, p) < 0))
-		return;
-	ffio_guard_copy(c->guard.file, p->g, p->data, a, buf + (pg_start(c, p->pno) + a - off), b - a);
+	if (!page_meets_marks(c, p, off, n, &a, &b))
+		return 0;
+	if (!take || (p->inflight && cache_pg_wait(c, p) < 0))
+		return 1;
+	ffio_guard_copy(c->guard.file, p->g, p->data, a, take + (pg_start(c, p->pno) + a - off), b - a);
 	if (cache_ext_add(p, a, b) < 0) { /* out of memory: the page's other bytes forgotten */
 		p->ext[0] = (struct cext){a, b};
 		p->next_ext = 1;
 		p->known = 0;
 	}
+	return 1;
 }
 
-/* Before a write goes around the cache over a guarded page holding bytes
- * the application wrote there before (marked, not yet below): the page
- * takes the new bytes first, dirty and marked as a write into the cache
- * would leave them (each page's part whole or absent, should the process
- * die).  Else, if the process died after the write reached the file and
- * before the page learnt of it (absorb_direct_write), its guardian would
- * write the older bytes over the newer. */
-static void marked_pages_take(struct cache *c, const char *buf, size_t n, off_t off)
+/* Do the cached pages of [off, off + n) hold bytes marked in guarded
+ * memory (the application's, not yet below)?  With take, each such page
+ * takes its part of the write's bytes, take, dirty and marked as a write
+ * into the cache would leave them (each page's part whole or absent,
+ * should the process die): before a write goes around the cache there
+ * (write_around).  Else, if the process died after the write reached the
+ * file and before the page learnt of it (absorb_direct_write), its
+ * guardian would write the older bytes over the newer. */
+static int marked_pages(struct cache *c, off_t off, size_t n, const char *take)
 {
 	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
+	int met = 0;
 
 	if (!c->guard.file || c->pages.ndirty == 0)
-		return;
+		return 0;
 	if (last - first >= c->pages.npages) { /* fewer pages held than in the range */
-		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
+		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru && !(met && !take); p = p->next)
 			if (p->pno >= first && p->pno <= last)
-				take_new_bytes(c, p, buf, off, n);
-		return;
+				met |= page_marked_part(c, p, off, n, take);
+		return met;
 	}
-	for (int64_t k = first; k <= last; k++) {
+	for (int64_t k = first; k <= last && !(met && !take); k++) {
 		struct cpage *p = pg_find(c, k);
 		if (p)
-			take_new_bytes(c, p, buf, off, n);
+			met |= page_marked_part(c, p, off, n, take);
 	}
-}
-
-/* Does [off, off + n) meet a guarded page's marked bytes? */
-static int around_meets_marks(struct cache *c, size_t n, off_t off)
-{
-	int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
-	uint32_t a, b;
-
-	if (!c->guard.file || c->pages.ndirty == 0)
-		return 0;
-	if (last - first >= c->pages.npages) { /* fewer pages held than in the range */
-		for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
-			if (p->pno >= first && p->pno <= last && page_meets_marks(c, p, off, n, &a, &b))
-				return 1;
-		return 0;
-	}
-	for (int64_t k = first; k <= last; k++) {
-		struct cpage *p = pg_find(c, k);
-		if (p && page_meets_marks(c, p, off, n, &a, &b))
-			return 1;
-	}
-	return 0;
+	return met;
 }
 
 static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t off)
@@ -122,7 +108,7 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 	struct iovec iov = {(void *)buf, n};
 	int err;
 
-	marked_pages_take(c, buf, n, off);
+	(void)marked_pages(c, off, n, buf);
 	c->stats.bypass++;
 	c->stats.below_writes++;
 	/* not inside another process's sieving (sieve.c) */
@@ -305,11 +291,8 @@ write_hot_marked(struct cache *c, const void *buf, size_t n, off_t off)
 	struct cache_hot_write *w = &c->hotw;
 	struct cpage *p = w->page;
 	uint32_t lo = (uint32_t)(off - w->at.start);
-	char *dst = hot_advance(c, n, off);
-	if (p->g)
-		pg_copy(c, p, lo, buf, n);
-	else
-		copy_record(dst, buf, n);
+	hot_advance(c, n, off);
+	pg_copy(c, p, lo, buf, n);
 	wmap_mark(p, lo, lo + (uint32_t)n);
 	return (ssize_t)n;
 }
@@ -368,11 +351,11 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 	/* A large write over bytes the application wrote before, still
 	 * cached, is taken in like a small one: should the process die, it is
 	 * then absent, whole, or its first pages (write_around would leave
-	 * the cached pages' parts of it, marked_pages_take); not so inside a
+	 * the cached pages' parts of it, marked_pages); not so inside a
 	 * range the program holds locked (its own read-modify-write, see
 	 * cache_around). */
 	if (cache_around(c, n, off) && aligned(c, buf, n, off) &&
-	    !(around_meets_marks(c, n, off) && !ffio_file_app_locked(c->base.file, off, n))) {
+	    !(marked_pages(c, off, n, NULL) && !ffio_file_app_locked(c->base.file, off, n))) {
 		if (!c->async.below || n < c->conf.page) /* (under the program's lock: see cache_around) */
 			return write_around(c, buf, n, off);
 		uint64_t now = ffio_now_ns();
