@@ -72,15 +72,10 @@ static int open_log_as(int lent)
 		(void)!ffio_real.write(2, msg, sizeof msg - 1);
 		return 2;
 	}
+	int how = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (append || log_reopen ? O_APPEND : O_TRUNC);
 	if (lent)
-		return ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC |
-					    (append || log_reopen ? 0 : O_TRUNC), 0644);
-	if (append || log_reopen) {
-		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-	} else {
-		fd = ffio_real.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	}
-	fd = ffio_fd_own(fd);
+		return ffio_real.open(path, how | O_APPEND, 0644);
+	fd = ffio_fd_own(ffio_real.open(path, how, 0644));
 	if (fd < 0) {
 		char msg[4200];
 		int n = snprintf(msg, sizeof msg, "ffio: cannot open FF_IO_LOGFILE %s: %s; logging to stderr\n",

@@ -18,8 +18,10 @@
  * Not inside fork, where a new thread can wait for ever on a lock of the
  * memory allocator (AddressSanitizer's): the child's signals act as usual
  * (files open at fork pass through, so it has nothing cached) until it
- * caches a file of its own (ffio_signal_file_opened).  _exit, abort and other fatal signals are not
- * covered: their unflushed data is lost, as with any user-space buffer.
+ * caches a file of its own (ffio_signal_file_opened).  The data is safe
+ * without it (the guardian, libffio/guard, writes back what a process
+ * that dies by any signal left cached); with it, the process writes its
+ * data itself before it ends.
  */
 #include "config.h"
 #include <errno.h>

@@ -61,7 +61,6 @@ struct free_class {
 static struct {
 	pthread_mutex_t lock;
 	int state;                       /* 0: not tried, 1: ready, -1: off */
-	pid_t pid;                       /* the process it belongs to */
 	int meta_fd, data_fd;
 	char *meta, *data;
 	size_t meta_res, data_res;       /* reserved */
@@ -210,7 +209,6 @@ static int arena_init(void)
 		goto fail;
 	close_fd(&A.meta_fd);
 	close_fd(&A.data_fd);
-	A.pid = getpid();
 	return 0;
 fail:
 	teardown();
