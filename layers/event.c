@@ -83,10 +83,15 @@ struct ev_req {
 
 /* ---- small text helpers ---------------------------------------------- */
 
+/* Text built in a buffer of cap bytes: a trace line's is on the stack (a
+ * signal handler on a small alternate stack may trace), a summary's on the
+ * heap. */
 struct ev_text {
-	char buf[8192];
-	size_t len;
+	char *buf;
+	size_t cap, len;
 };
+#define EV_TRACE_LINE 1024
+#define EV_SUMMARY_TEXT 8192
 
 static void text_add(struct ev_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void text_add(struct ev_text *t, const char *fmt, ...)
@@ -94,16 +99,16 @@ static void text_add(struct ev_text *t, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (t->len >= sizeof t->buf - 1)
+	if (t->len >= t->cap - 1)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+	n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
 	t->len += (size_t)n;
-	if (t->len > sizeof t->buf - 1)
-		t->len = sizeof t->buf - 1;
+	if (t->len > t->cap - 1)
+		t->len = t->cap - 1;
 }
 
 /* s as the inside of a JSON string. */
@@ -233,12 +238,11 @@ static void ev_count(struct event *ev, enum ev_op op, ssize_t res, uint64_t byte
 /* One trace line (when .trace is set). */
 static void ev_trace(struct event *ev, enum ev_op op, off_t off, size_t n, int64_t res, uint64_t ns)
 {
-	struct ev_text t;
-	char label[160];
+	char line[EV_TRACE_LINE], label[160];
+	struct ev_text t = {.buf = line, .cap = sizeof line};
 
 	if (!ev_tracing(ev))
 		return;
-	t.len = 0;
 	ffio_layer_label(&ev->base, label, sizeof label);
 	if (ffio_logformat_json) {
 		text_add(&t, "{\"trace\":\"");
@@ -378,17 +382,16 @@ static void summary_json(struct event *ev, struct ev_text *t, const char *label)
 /* Write the summary once. */
 static void ev_report(struct event *ev)
 {
-	struct ev_text *t = malloc(sizeof *t);
+	struct ev_text text = {.buf = malloc(EV_SUMMARY_TEXT), .cap = EV_SUMMARY_TEXT}, *t = &text;
 	char label[160];
 
-	if (!t)
+	if (!t->buf)
 		return;
-	t->len = 0;
 	ffio_layer_label(&ev->base, label, sizeof label);
 	pthread_mutex_lock(&ev->lock);
 	if (ev->reported) {
 		pthread_mutex_unlock(&ev->lock);
-		free(t);
+		free(t->buf);
 		return;
 	}
 	ev->reported = 1;
@@ -398,7 +401,7 @@ static void ev_report(struct event *ev)
 		summary_text(ev, t, label);
 	pthread_mutex_unlock(&ev->lock);
 	ffio_log_raw(t->buf, t->len);
-	free(t);
+	free(t->buf);
 }
 
 /* ---- methods ----------------------------------------------------------- */

@@ -62,12 +62,12 @@ int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int
 	return n;
 }
 
-static ssize_t write_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls)
+/* A write too large for one call, in pieces.  Apart from write_pieces so
+ * that the piece vector (4 KiB) is on the stack only when it is needed: a
+ * signal handler on a small alternate stack writes back through here. */
+static __attribute__((noinline)) ssize_t write_in_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off,
+							  uint64_t *calls)
 {
-	if (ffio_iov_len(iov, iovcnt) <= FFIO_WRITE_WHOLE) {
-		(*calls)++;
-		return one_call(fd, 1, iov, iovcnt, off);
-	}
 	struct ffio_iov_cursor cur = {.iov = iov, .cnt = iovcnt};
 	struct iovec part[PIECE_IOVS];
 	size_t done = 0, want;
@@ -82,6 +82,14 @@ static ssize_t write_pieces(int fd, const struct iovec *iov, int iovcnt, off_t o
 			break;
 	}
 	return (ssize_t)done;
+}
+
+static ssize_t write_pieces(int fd, const struct iovec *iov, int iovcnt, off_t off, uint64_t *calls)
+{
+	if (ffio_iov_len(iov, iovcnt) > FFIO_WRITE_WHOLE)
+		return write_in_pieces(fd, iov, iovcnt, off, calls);
+	(*calls)++;
+	return one_call(fd, 1, iov, iovcnt, off);
 }
 
 ssize_t ffio_kernel_transfer(int fd, int write, int direct, const struct iovec *iov, int iovcnt, off_t off,

@@ -54,8 +54,10 @@ static int expand_path(const char *in, char *buf, size_t len)
  * this one may have written too). */
 static int open_log_as(int lent)
 {
+	/* log_lock is held: the buffers are static, off the stack of a signal
+	 * handler that may be the first to log */
+	static char path[4096], msg[4200];
 	const char *v = ffio_env(FFIO_ENV_LOGFILE);
-	char path[4096];
 	int append = 0, fd;
 
 	if (!v || strcmp(v, "stderr") == 0)
@@ -77,7 +79,6 @@ static int open_log_as(int lent)
 		return ffio_real.open(path, how | O_APPEND, 0644);
 	fd = ffio_fd_own(ffio_real.open(path, how, 0644));
 	if (fd < 0) {
-		char msg[4200];
 		int n = snprintf(msg, sizeof msg, "ffio: cannot open FF_IO_LOGFILE %s: %s; logging to stderr\n",
 				 path, strerror(errno));
 		if (n > 0)

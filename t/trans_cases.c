@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -743,6 +744,69 @@ static void case_altstack(void)
 	exit(0);
 }
 
+/* The same on a file that exists: the handler's writes fall in the middle
+ * of pages the cache has not read, and it reads other parts (pages are
+ * loaded and read ahead on that stack); then the whole file is summed. */
+static uint32_t alt_read_sum;
+
+static void on_report_existing(int sig)
+{
+	char line[64], got[64];
+	int n = snprintf(line, sizeof line, "signal %d at ", sig);
+	for (int i = 0; i < 24; i++) {
+		off_t at = (off_t)i * 10007 + 4090;
+		int m = n + snprintf(line + n, sizeof line - (size_t)n, "%lld;", (long long)at);
+		(void)!pwrite(report_fd, line, (size_t)m, at);
+		ssize_t r = pread(report_fd, got, sizeof got, at + 70000);
+		for (ssize_t k = 0; k < r; k++)
+			alt_read_sum = alt_read_sum * 31 + (unsigned char)got[k];
+	}
+}
+
+static void case_altstack_existing(void)
+{
+	unsigned char *base = malloc(ALT_SIZE + 2 * ALT_PAD), chunk[4096];
+	size_t touched = 0;
+	uint32_t sum = 0;
+
+	if (!base)
+		exit(1);
+	memset(base, 0x5a, ALT_SIZE + 2 * ALT_PAD);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	for (int i = 0; fd >= 0 && i < 64; i++) {
+		for (size_t k = 0; k < sizeof chunk; k++)
+			chunk[k] = (unsigned char)('a' + (i * 7 + (int)k) % 26);
+		if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
+			exit(1);
+	}
+	if (fd < 0 || close(fd) != 0)
+		exit(1);
+	stack_t ss = {.ss_sp = base + ALT_PAD, .ss_size = ALT_SIZE};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_report_existing;
+	sa.sa_flags = SA_ONSTACK;
+	if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
+		exit(1);
+	report_fd = open(path, O_RDWR);
+	raise(SIGUSR1);
+	for (size_t i = 0; i < ALT_PAD; i++)
+		touched += base[i] != 0x5a || base[ALT_PAD + ALT_SIZE + i] != 0x5a;
+	printf("bytes touched beside the handler's stack: %zu\n", touched);
+	printf("the handler read bytes summing to %u\n", (unsigned)alt_read_sum);
+	printf("close %d\n", close(report_fd));
+	fd = open(path, O_RDONLY);
+	ssize_t r;
+	off_t total = 0;
+	while (fd >= 0 && (r = read(fd, chunk, sizeof chunk)) > 0) {
+		for (ssize_t k = 0; k < r; k++)
+			sum = sum * 31 + chunk[k];
+		total += r;
+	}
+	printf("file: %lld bytes summing to %u\n", (long long)total, (unsigned)sum);
+	exit(0);
+}
+
 /* A script written, closed and run at once, again and again: it is never
  * busy (ETXTBSY), though its data went through a cache (and a guardian
  * knows the file: it holds no description of it open for writing while
@@ -834,7 +898,8 @@ static const struct {
 	{"lock_timeout", case_lock_timeout},
 	{"kernel_files", case_kernel_files}, {"grown_behind", case_grown_behind},
 	{"fd_list", case_fd_list},         {"heard", case_heard},
-	{"altstack", case_altstack},       {"exec_written", case_exec_written},
+	{"altstack", case_altstack},       {"altstack_existing", case_altstack_existing},
+	{"exec_written", case_exec_written},
 };
 
 int main(int argc, char **argv)

@@ -180,8 +180,8 @@ int cache_pg_fill(struct cache *c, struct cpage *p)
  * ones in one request.  Stops quietly when no page can be had. */
 int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
 {
-	struct cpage *pg[MAX_IOV];
-	struct iovec iov[MAX_IOV];
+	struct cpage *pg[LOAD_BATCH];
+	struct iovec iov[LOAD_BATCH];
 	int i = 0, err = 0;
 	off_t size;
 
@@ -189,7 +189,7 @@ int cache_load_missing(struct cache *c, const int64_t *pnos, int n, int ra)
 		return err;
 	while (i < n && err == 0) {
 		int k = 0, starved = 0;
-		while (i + k < n && k < MAX_IOV && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
+		while (i + k < n && k < LOAD_BATCH && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
 			if (cache_pg_new(c, pnos[i + k], &pg[k]) < 0) {
 				starved = 1;
 				break;

@@ -67,6 +67,12 @@
 
 #define BLOCK 4096          /* alignment of O_DIRECT requests and page buffers */
 #define MAX_IOV 1024        /* iovecs in one request below (IOV_MAX) */
+/* Pages one load or read-ahead request fills, and the pages a read-ahead
+ * looks at in one go: lists of them are on the stack, and a signal
+ * handler on a small alternate stack (12 KiB) may read or write through
+ * the cache. */
+#define LOAD_BATCH 64
+#define RA_WINDOW_MAX 128
 #define MAX_VALID 8         /* clean valid ranges an unknown page remembers */
 
 /* A range [lo, hi) of bytes within a page. */

@@ -87,12 +87,12 @@ int cache_ra_runs(const struct cache *c)
  * one request) into new pages; they arrive later (cache_read_done). */
 static void ra_pages(struct cache *c, const int64_t *pnos, int m)
 {
-	struct cpage *pg[MAX_IOV];
+	struct cpage *pg[LOAD_BATCH];
 	int i = 0;
 
 	while (i < m) {
 		int k = 0, starved = 0;
-		while (i + k < m && k < MAX_IOV && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
+		while (i + k < m && k < LOAD_BATCH && (k == 0 || pnos[i + k] == pnos[i + k - 1] + 1)) {
 			if (cache_pg_new(c, pnos[i + k], &pg[k]) < 0) {
 				starved = 1;
 				break;
@@ -405,9 +405,9 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 		ra_records(c, next, c->ra.stride, n, window, size);
 	} else {
 		/* the missing pages of the window along the pattern */
-		int64_t pnos[MAX_IOV];
+		int64_t pnos[RA_WINDOW_MAX];
 		int m = 0;
-		for (int k = 0; k < window && m < MAX_IOV; k++) {
+		for (int k = 0; k < window && m < RA_WINDOW_MAX; k++) {
 			int64_t pno = ra_page(c, next, step, k);
 			if (pg_start(c, pno) >= size)
 				break;
