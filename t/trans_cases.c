@@ -705,8 +705,14 @@ static int by_number(const void *a, const void *b)
 /* A handler on a small alternate stack (12 KiB: Python's faulthandler
  * reports on one of about that size) makes the process's first write to a
  * file: the memory below that stack is untouched (ffio starts nothing
- * there that needs a large stack) and the file holds the report. */
+ * there that needs a large stack) and the file holds the report.  Built
+ * with AddressSanitizer, every frame has red zones around its variables
+ * and the sanitizer's allocator runs on the same stack: 32 KiB there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ALT_SIZE 32768
+#else
 #define ALT_SIZE 12288
+#endif
 #define ALT_PAD 65536
 static int report_fd = -1;
 
