@@ -904,6 +904,7 @@ static const struct {
 	{"lock_timeout", case_lock_timeout},
 	{"kernel_files", case_kernel_files}, {"grown_behind", case_grown_behind},
 	{"fd_list", case_fd_list},         {"heard", case_heard},
+	{"heard_past_end", case_heard_past_end},
 	{"altstack", case_altstack},       {"altstack_existing", case_altstack_existing},
 	{"exec_written", case_exec_written},
 };

@@ -15,6 +15,7 @@ void case_timer_log(void);
 void case_lock_timeout(void);
 void case_grown_behind(void);
 void case_heard(void);
+void case_heard_past_end(void);
 /* Byte at of file becomes 'A' + at (case heard's writer): 0 or -1. */
 int poke(const char *file, int at);
 

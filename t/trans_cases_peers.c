@@ -585,3 +585,50 @@ void case_heard(void)
 	close(fd);
 	exit(0);
 }
+
+/* A write past the end of the file, then another process writes the bytes
+ * before it and says so through a pipe.  Since the last message it heard
+ * (after its open) this process read nothing, only learnt the file's size
+ * at its write, and told nothing: the other process learns of the write
+ * through shared memory, as MPI's ranks do (no system call).  Its read of
+ * the whole range then shows the other process's bytes, not the zeros
+ * that the end of the file implied when it wrote. */
+void case_heard_past_end(void)
+{
+	int go[2], up[2];
+	char c = 'x';
+	volatile int *written = mmap(NULL, sizeof *written, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (written == MAP_FAILED || pipe(go) < 0 || pipe(up) < 0) {
+		printf("set-up: %s\n", strerror(errno));
+		exit(1);
+	}
+	fflush(stdout);
+	pid_t helper = fork();
+	if (helper == 0) {
+		close(go[1]);
+		(void)!write(up[1], &c, 1); /* heard after the open */
+		while (!__atomic_load_n(written, __ATOMIC_ACQUIRE))
+			sched_yield();
+		int fd = open(path, O_WRONLY);
+		if (fd < 0 || pwrite(fd, "written by another", 18, 0) != 18 || close(fd) < 0)
+			_exit(1);
+		(void)!write(up[1], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	printf("heard first: %zd\n", read(up[0], &c, 1));
+	ssize_t put_n = pwrite(fd, "mine", 4, 100);
+	__atomic_store_n(written, 1, __ATOMIC_RELEASE);
+	ssize_t heard = read(up[0], &c, 1);
+	printf("pwrite at 100: %zd\nheard: %zd\n", put_n, heard);
+	char buf[128];
+	ssize_t got = pread(fd, buf, sizeof buf, 0);
+	printf("pread from 0: %zd [", got);
+	for (ssize_t i = 0; i < got; i++)
+		putchar(buf[i] ? buf[i] : '.');
+	printf("]\n");
+	waitpid(helper, NULL, 0);
+	close(fd);
+	exit(0);
+}

@@ -107,6 +107,13 @@ static int cache_invalidate(struct ffio_layer *l)
 	if (err < 0)
 		return err;
 	cache_drop_clean(c);
+	/* What stays is dirty.  A page made known past the end of the file
+	 * holds zeros where it was not written: the end of the file then,
+	 * which another process may have moved since (its bytes are read
+	 * again from below when wanted). */
+	for (struct cpage *p = c->pages.lru.next; p != &c->pages.lru; p = p->next)
+		if (p->zeros)
+			p->known = p->zeros = 0;
 	c->size.below_known = 0;
 	cache_ra_forget(c);
 	recompute_cached_end(c);
