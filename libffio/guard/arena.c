@@ -235,10 +235,16 @@ __attribute__((constructor)) static void arena_fork_safe(void)
 	ffio_atfork(NULL, NULL, arena_fork_child);
 }
 
-/* Is guarding on (FF_IO_GUARD unset, or not 0)? */
+/* Is guarding on (FF_IO_GUARD unset, or not 0, and not under valgrind)?
+ * Under valgrind (its preloaded core in LD_PRELOAD), a process that forked
+ * with the guarded memory mapped filled it: gigabytes of shared memory,
+ * until the OOM killer ended it (valgrind 3.19); so nothing is guarded
+ * there, as with FF_IO_GUARD=0 (ffio-reliability(7)). */
 static int guard_wanted(void)
 {
-	const char *v = ffio_env(FFIO_ENV_GUARD);
+	const char *v = ffio_env(FFIO_ENV_GUARD), *pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "/vgpreload_"))
+		return 0;
 	return !v || strcmp(v, "0") != 0;
 }
 
