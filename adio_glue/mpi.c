@@ -1,5 +1,6 @@
-/* mpi.c -- libffio_mpi.so: what only MPI knows, added to ffio through the
- * MPI profiling interface (PMPI) of MPICH.  ROMIO's UFS driver reaches the
+/* mpi.c -- libffio_mpi.so (MPICH) and libffio_mpi_openmpi.so (Open MPI),
+ * one source: what only MPI knows, added to ffio through the
+ * MPI profiling interface (PMPI).  ROMIO's UFS driver (and Open MPI's OMPIO) reaches the
  * file through POSIX calls that libffio interposes; this library adds:
  *   - the MPI_Info hint "ffio_opts" on MPI_File_open: the stack for that
  *     file (whether FF_IO_OPTS is set or not);

@@ -5,16 +5,19 @@
 # ranks' writes visible without sync; MPI_Finalize prints one summary, on
 # rank 0 only (per-rank logs through FF_IO_LOGFILE's %r).  3 ranks; the
 # files are verified by t/adio_check.  Skips without MPI.
+# Under each MPI built (t/mpi_lib.sh).
 bin="${top_builddir:-.}/t"
-if [ -z "$MPIEXEC" ] || [ ! -x "$bin/adio_mpi_glue" ] || [ -z "$FFIO_LIB" ]; then
+. "${top_srcdir:-$(dirname "$0")/..}/t/mpi_lib.sh"
+mpi_flavours adio_mpi_glue
+if [ -z "$flavours" ] || [ -z "$FFIO_LIB" ]; then
 	echo "1..0 # SKIP MPI not configured"
 	exit 0
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-echo "1..12"
+echo "1..$((12 * $(echo $flavours | wc -w)))"
 i=0
-ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $2"; else echo "not ok $i - $2"; fi; }
+ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 
 # run MODE [VAR=VALUE...]: run the glue program, then check its file.
 run() {
@@ -22,13 +25,15 @@ run() {
 	file="$dir/adio_$mode.dat"
 	rm -f "$file" "$dir"/log.*
 	out=$(env "$@" LD_PRELOAD="$FFIO_LIB" FF_IO_LOGFILE="$dir/log.%r" \
-		timeout 60 $MPIEXEC -n 3 "$bin/adio_mpi_glue" "$mode" "$file" 2>"$dir/err") || {
+		timeout 60 $mpirun -n 3 "$bin/adio_mpi_glue$mpi_suffix" "$mode" "$file" 2>"$dir/err") || {
 		echo "# exit $?: $(head -c 300 "$dir/err" | tr '\n' ' ')"; return 1; }
 	res=$("$bin/adio_check" "$file" ${out#expect }) || { echo "# $res"; return 1; }
 	return 0
 }
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
 
+for flavour in $flavours; do
+mpi_use $flavour
 # The hint alone (FF_IO_OPTS unset) puts an event layer on the file.
 run contig ADIO_FFIO_OPTS="event.summary, cache:4k:16:2"; ok $? "contig with the ffio_opts hint"
 ok "$([ "$(count 'MPI summary over 3 ranks' "$dir/log.0")" = 1 ] && echo 0)" \
@@ -54,3 +59,4 @@ ok "$(grep -Eq 'write calls +0 +0 ' "$dir/log.0" && grep -q 'layer 0 (event)' "$
 # Atomic mode over a cache, with and without uring below.
 run atomic FF_IO_OPTS="adio_*.dat(cache:4k:16:2)"; ok $? "atomic mode over cache"
 run atomic ADIO_FFIO_OPTS="cache:4k:16:2, uring:16"; ok $? "atomic mode over cache, uring (hint)"
+done
