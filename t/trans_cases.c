@@ -724,27 +724,41 @@ static void on_report(int sig)
 		(void)!write(report_fd, line, (size_t)n);
 }
 
-static void case_altstack(void)
+/* An alternate stack of ALT_SIZE bytes between two pads of a known
+ * pattern, and handler on it for SIGUSR1; alt_touched: the pad bytes
+ * changed since. */
+static unsigned char *alt_stack(void (*handler)(int))
 {
 	unsigned char *base = malloc(ALT_SIZE + 2 * ALT_PAD);
-	struct stat st;
-	size_t touched = 0;
-
 	if (!base)
 		exit(1);
 	memset(base, 0x5a, ALT_SIZE + 2 * ALT_PAD);
 	stack_t ss = {.ss_sp = base + ALT_PAD, .ss_size = ALT_SIZE};
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_report;
+	sa.sa_handler = handler;
 	sa.sa_flags = SA_ONSTACK;
 	if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
 		exit(1);
-	report_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	raise(SIGUSR1);
+	return base;
+}
+
+static size_t alt_touched(const unsigned char *base)
+{
+	size_t touched = 0;
 	for (size_t i = 0; i < ALT_PAD; i++)
 		touched += base[i] != 0x5a || base[ALT_PAD + ALT_SIZE + i] != 0x5a;
-	printf("bytes touched beside the handler's stack: %zu\n", touched);
+	return touched;
+}
+
+static void case_altstack(void)
+{
+	unsigned char *base = alt_stack(on_report);
+	struct stat st;
+
+	report_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	raise(SIGUSR1);
+	printf("bytes touched beside the handler's stack: %zu\n", alt_touched(base));
 	printf("close %d\n", close(report_fd));
 	printf("report: %lld bytes\n", stat(path, &st) == 0 ? (long long)st.st_size : -1LL);
 	exit(0);
@@ -771,13 +785,9 @@ static void on_report_existing(int sig)
 
 static void case_altstack_existing(void)
 {
-	unsigned char *base = malloc(ALT_SIZE + 2 * ALT_PAD), chunk[4096];
-	size_t touched = 0;
+	unsigned char *base = alt_stack(on_report_existing), chunk[4096];
 	uint32_t sum = 0;
 
-	if (!base)
-		exit(1);
-	memset(base, 0x5a, ALT_SIZE + 2 * ALT_PAD);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	for (int i = 0; fd >= 0 && i < 64; i++) {
 		for (size_t k = 0; k < sizeof chunk; k++)
@@ -787,18 +797,9 @@ static void case_altstack_existing(void)
 	}
 	if (fd < 0 || close(fd) != 0)
 		exit(1);
-	stack_t ss = {.ss_sp = base + ALT_PAD, .ss_size = ALT_SIZE};
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_report_existing;
-	sa.sa_flags = SA_ONSTACK;
-	if (sigaltstack(&ss, NULL) != 0 || sigaction(SIGUSR1, &sa, NULL) != 0)
-		exit(1);
 	report_fd = open(path, O_RDWR);
 	raise(SIGUSR1);
-	for (size_t i = 0; i < ALT_PAD; i++)
-		touched += base[i] != 0x5a || base[ALT_PAD + ALT_SIZE + i] != 0x5a;
-	printf("bytes touched beside the handler's stack: %zu\n", touched);
+	printf("bytes touched beside the handler's stack: %zu\n", alt_touched(base));
 	printf("the handler read bytes summing to %u\n", (unsigned)alt_read_sum);
 	printf("close %d\n", close(report_fd));
 	fd = open(path, O_RDONLY);
