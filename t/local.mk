@@ -19,3 +19,4 @@ include t/dfs.mk
 include t/share.mk
 include t/guard.mk
 include t/crash.mk
+include t/pnetcdf.mk
