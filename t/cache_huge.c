@@ -245,9 +245,14 @@ int main(void)
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
 	tap_plan(5 + 9 * nspecs);
-	int st = in_child(guarded_child, 0);
-	tap_ok(st == 0, "a new process writing 64 KiB through 1 MiB pages has the page in guarded memory (status %d)",
-	       st);
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "/vgpreload_")) {
+		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
+	} else {
+		int st = in_child(guarded_child, 0);
+		tap_ok(st == 0,
+		       "a new process writing 64 KiB through 1 MiB pages has the page in guarded memory (status %d)", st);
+	}
 	test_first_chunk(WRITE_3M);
 	test_first_chunk(READ);
 	test_first_chunk(WRITE_64K);
