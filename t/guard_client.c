@@ -647,21 +647,29 @@ static void own_guardian(pid_t g, int leaked_pipe)
 	snprintf(path, sizeof path, "/proc/self/fd/%d", leaked_pipe);
 	ssize_t n = readlink(path, link, sizeof link - 1);
 	link[n > 0 ? n : 0] = '\0';
-	int fds = 0, pipe_held = 0;
-	for (int fd = 0; fd < 1024; fd++) {
-		char got[4096];
-		snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)g, fd);
-		ssize_t k = readlink(path, got, sizeof got - 1);
-		if (k < 0)
-			continue;
-		got[k] = '\0';
-		fds++;
-		pipe_held |= strcmp(got, link) == 0;
-	}
 	/* (valgrind 3.19, which runs the guardian too, refuses pidfd_open:
-	 * there the guardian holds no pidfd) */
-	tap_is(fds, valgrind ? 7 : 8, "it holds %d descriptors: stdio, its socket, the two memfds, the log%s",
-	       valgrind ? 7 : 8, valgrind ? " (no pidfd under valgrind)" : ", the process's pidfd");
+	 * there the guardian holds no pidfd.)  It says READY before it reads
+	 * HELLO, which brings the memfds and the log: their count is waited
+	 * for, WAIT_MS at most. */
+	int want_fds = valgrind ? 7 : 8, fds, pipe_held;
+	double end = now() + WAIT_MS / 1e3;
+	do {
+		fds = pipe_held = 0;
+		for (int fd = 0; fd < 1024; fd++) {
+			char got[4096];
+			snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)g, fd);
+			ssize_t k = readlink(path, got, sizeof got - 1);
+			if (k < 0)
+				continue;
+			got[k] = '\0';
+			fds++;
+			pipe_held |= strcmp(got, link) == 0;
+		}
+		if (fds < want_fds)
+			sched_yield();
+	} while (fds < want_fds && now() < end);
+	tap_is(fds, want_fds, "it holds %d descriptors: stdio, its socket, the two memfds, the log%s", want_fds,
+	       valgrind ? " (no pidfd under valgrind)" : ", the process's pidfd");
 	tap_ok(!pipe_held, "not our pipe (%s), open without close-on-exec when it started", link);
 
 	unsigned long long ign = status_mask(g, "SigIgn:"), want_ign = 0;
