@@ -8,14 +8,10 @@
 # Under each MPI built (t/mpi_lib.sh).
 bin="${top_builddir:-.}/t"
 . "${top_srcdir:-$(dirname "$0")/..}/t/mpi_lib.sh"
-mpi_flavours adio_mpi_glue
-if [ -z "$flavours" ] || [ -z "$FFIO_LIB" ]; then
-	echo "1..0 # SKIP MPI not configured"
-	exit 0
-fi
+mpi_require adio_mpi_glue
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-echo "1..$((12 * $(echo $flavours | wc -w)))"
+echo "1..$((12 * nflavours))"
 i=0
 ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 

@@ -13,8 +13,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 . "$top_srcdir/t/mpi_lib.sh"
 check=$top_builddir/t/crash_kill
-mpi_flavours crash_mpi
-flavours=$(echo $flavours | sed 's/openmpi-romio//')
+mpi_flavours crash_mpi posix
 { [ -n "$flavours" ] && [ -x "$check" ]; } || skip_all "MPI not configured"
 : "${CRASH_MPI_SEEDS:=2}"
 : "${CRASH_SEED:=1}"
@@ -27,7 +26,6 @@ tally() { # what the tally file says: cases, failed, MiB
 
 for flavour in $flavours; do
 mpi_use $flavour
-[ $flavour = openmpi-ompio ] && mpi_label="Open MPI"
 prog=$top_builddir/t/crash_mpi$mpi_suffix
 for spec in raw '*.dat(cache:64k:8:2)' '*.dat(cache.sieve:1m:16:2)'; do
 	name=$spec

@@ -9,13 +9,11 @@
 # MPICH; Open MPI with OMPIO and with ROMIO).  Skips without MPI.
 bin="${top_builddir:-.}/t"
 . "${top_srcdir:-$(dirname "$0")/..}/t/mpi_lib.sh"
-mpi_flavours mpi_order
-if [ -z "$flavours" ] || [ -z "$FFIO_LIB" ]; then
-	echo "1..0 # SKIP MPI not configured"
-	exit 0
-fi
+mpi_require mpi_order
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-order.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
+run_tool=${top_builddir:-.}/bin/ffio-run
+installed=$(mpi_libs "$dir/lib") || exit 1
 i=0
 # run RANKS STACK WRITE SYNC [CB]: one job; its exact bytes checked by it.
 # With wo=1 (run_wo) the ranks read nothing before the ordering call.
@@ -36,7 +34,6 @@ run() {
 	fi
 	rm -f "$file"
 }
-nflavours=$(echo $flavours | wc -w)
 echo "1..$((59 * nflavours))"
 for flavour in $flavours; do
 mpi_use $flavour
@@ -98,16 +95,10 @@ done
 # program built without it (t/mpi_order_plain) then reads the other rank's
 # block after the barrier.  (ffio-run finds the glue beside FFIO_LIB, as
 # installed: here, the build tree's libraries are linked into one folder.)
-run_tool=${top_builddir:-.}/bin/ffio-run
-libs="$dir/lib"
-mkdir -p "$libs"
-for l in "$FFIO_LIB" "${top_builddir:-.}"/adio_glue/.libs/libffio_mpi.so "${top_builddir:-.}"/adio_glue/.libs/libffio_mpi_openmpi.so; do
-	[ -f "$l" ] && ln -sf "$(cd "$(dirname "$l")" && pwd)/$(basename "$l")" "$libs/"
-done
 for write in at posix; do
 	i=$((i + 1))
 	file="$dir/mpi_order_$i.dat"
-	if out=$(FFIO_LIB="$libs/libffio.so" timeout 60 $mpirun -n 2 "$run_tool" -o "mpi_order_*.dat(cache:64k:8:2)" \
+	if out=$(FFIO_LIB="$installed" timeout 60 $mpirun -n 2 "$run_tool" -o "mpi_order_*.dat(cache:64k:8:2)" \
 		"$bin/mpi_order_plain$mpi_suffix" $write barrier "$file" 2>&1); then
 		echo "ok $i - $mpi_label: 2 ranks, ffio-run, a program without the glue: $write barrier"
 	else

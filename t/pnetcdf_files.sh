@@ -8,20 +8,12 @@
 # run's, and the event layer must have seen it.  Skips without PnetCDF.
 bin="${top_builddir:-.}/t"
 . "${top_srcdir:-$(dirname "$0")/..}/t/mpi_lib.sh"
-mpi_flavours pnetcdf_files
-if [ -z "$flavours" ] || [ -z "$FFIO_LIB" ]; then
-	echo "1..0 # SKIP PnetCDF (on Open MPI) not configured"
-	exit 0
-fi
+mpi_require pnetcdf_files "PnetCDF (on Open MPI)"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-pnc.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-# ffio-run finds the glue beside FFIO_LIB, as installed
-mkdir -p "$dir/lib"
-for l in "$FFIO_LIB" "${top_builddir:-.}"/adio_glue/.libs/libffio_mpi_openmpi.so; do
-	[ -f "$l" ] && ln -sf "$(cd "$(dirname "$l")" && pwd)/$(basename "$l")" "$dir/lib/"
-done
+installed=$(mpi_libs "$dir/lib") || exit 1
 stacks="cache:64k:8:2|cache:4k:4:1|cache.sieve:1m:16:2|cache:1m:16:2, uring:64"
-echo "1..$((9 * $(echo $flavours | wc -w)))"
+echo "1..$((9 * nflavours))"
 i=0
 ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 for flavour in $flavours; do
@@ -35,7 +27,7 @@ for flavour in $flavours; do
 	IFS=$old_ifs
 	for spec in "$@"; do
 		rm -rf "$dir/ffio" && mkdir "$dir/ffio"
-		out=$(FFIO_LIB="$dir/lib/libffio.so" timeout 120 $mpirun -n 4 "${top_builddir:-.}/bin/ffio-run" \
+		out=$(FFIO_LIB="$installed" timeout 120 $mpirun -n 4 "${top_builddir:-.}/bin/ffio-run" \
 			-o "pnc_*.nc(event.summary, $spec)" -l "$dir/ffio/log.%r" \
 			"$bin/pnetcdf_files$mpi_suffix" "$dir/ffio" 2>&1)
 		ok "$([ "$out" = "pnetcdf ok" ] && grep -q 'pnc_cdf5.nc' "$dir/ffio/log.0" && echo 0)" \
