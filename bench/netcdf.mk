@@ -21,8 +21,18 @@ bench_netcdf_seed_LDADD = $(NETCDF_LIBS)
 bench/netcdf_seed-netcdf_seed.$(OBJEXT): CC = $(MPICC)
 bench_netcdf_seed_LINK = $(MPICC) $(AM_CFLAGS) $(CFLAGS) $(AM_LDFLAGS) $(LDFLAGS) -o $@
 endif
+# The same program for Open MPI, with the seed's Method 2 through PnetCDF
+# (Debian's PnetCDF is built on Open MPI), so that Method 1 runs under the
+# same MPI as PnetCDF.
+if HAVE_PNETCDF
+noinst_PROGRAMS += bench/netcdf_seed_openmpi
+bench_netcdf_seed_openmpi_SOURCES = bench/netcdf_seed.c bench/netcdf_seed_pnetcdf.c
+bench_netcdf_seed_openmpi_CFLAGS = $(AM_CFLAGS) $(NETCDF_CFLAGS) -DSEED_PNETCDF
+bench_netcdf_seed_openmpi_LDADD = $(NETCDF_LIBS) -lpnetcdf
+$(bench_netcdf_seed_openmpi_OBJECTS) bench/netcdf_seed_openmpi$(EXEEXT): private CC = $(MPICC_OPENMPI)
 endif
-NC_BENCH_ENV = MPIEXEC='$(MPIEXEC)'
+endif
+NC_BENCH_ENV = MPIEXEC='$(MPIEXEC)' MPIRUN_OPENMPI='$(MPIRUN_OPENMPI)'
 bench-netcdf: all
 	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 5
 	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)'

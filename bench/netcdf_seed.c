@@ -25,6 +25,9 @@
  * Method 2 has no ceiling of its own (bound_io serves serial netCDF, not
  * MPI-IO): its rows are given against Method 1's, the same array in the
  * same file by the fastest way measured.
+ * Built a second time for Open MPI with SEED_PNETCDF (bench/netcdf_seed_openmpi),
+ * it also runs the seed's Method 2 with the real PnetCDF library, in the
+ * same job and round robin with the rest (bench/netcdf_seed_pnetcdf.c).
  *   mpiexec -n PX*PY+1 netcdf_seed DIR [LON LAT LEV PX PY REPS]
  */
 #include <errno.h>
@@ -39,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mpi_quiet.h"
+#include "netcdf_seed.h"
 
 #define CHECK(call)                                                                     \
 	do {                                                                            \
@@ -49,15 +53,12 @@
 		}                                                                       \
 	} while (0)
 
-static int rank, nranks;
-static size_t nlon = 240, nlat = 240, nlev = 60, px = 3, py = 2, reps = 3;
-static size_t t_start[3], t_count[3]; /* this worker's tile (lev, lat, lon) */
-static float *tile;
+int rank, nranks;
+size_t nlon = 240, nlat = 240, nlev = 60, px = 3, py = 2, reps = 3;
+size_t t_start[3], t_count[3];
+float *tile;
 
-/* The benchmark's own waits poll and sleep between polls (mpi_quiet.h). */
-#define PAUSE_NS 20000
-
-static void tile_of(int w, size_t *start, size_t *count)
+void tile_of(int w, size_t *start, size_t *count)
 {
 	size_t i = (size_t)(w - 1) % px, j = (size_t)(w - 1) / px;
 	start[0] = 0;
@@ -68,7 +69,7 @@ static void tile_of(int w, size_t *start, size_t *count)
 	count[2] = (i + 1) * nlon / px - start[2];
 }
 
-static float value(size_t lev, size_t lat, size_t lon)
+float value(size_t lev, size_t lat, size_t lon)
 {
 	return (float)((lev * nlat + lat) % 100003) + (float)lon * 0.25f;
 }
@@ -88,7 +89,7 @@ static int define(const char *path, int *varid)
 
 /* Each write case makes a new file: the last repetition's is removed
  * before the clock starts, so that no case pays for truncating it. */
-static void remove_old(const char *path)
+void remove_old(const char *path)
 {
 	if (rank == 0 && unlink(path) < 0 && errno != ENOENT)
 		MPI_Abort(MPI_COMM_WORLD, 1);
@@ -96,7 +97,7 @@ static void remove_old(const char *path)
 
 /* Drop the file's pages from the kernel's page cache, so that the reads
  * come from the device, as when a later job reads the file. */
-static void drop_cached(const char *path)
+void drop_cached(const char *path)
 {
 	int fd = open(path, O_RDONLY);
 	if (fd < 0 || fsync(fd) < 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0 || close(fd) < 0)
@@ -209,7 +210,7 @@ static double tile_read(const char *path, int cold)
 	return MPI_Wtime() - t0;
 }
 
-static int same_file(const char *a, const char *b)
+int same_file(const char *a, const char *b)
 {
 	static char ba[1 << 16], bb[1 << 16];
 	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
@@ -234,7 +235,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v)
+double median(double *v)
 {
 	qsort(v, reps, sizeof *v, cmp_double);
 	return v[reps / 2];
@@ -253,7 +254,7 @@ int main(int argc, char **argv)
 	char path[5][512];
 	const char *bs = getenv("FFIO_BOUND_SUFFIX");
 	int bound = bs && strcmp(bs, ".bound.nc") == 0, ncase = bound ? NCASE : M1BND;
-	double *t[NCASE], med[NCASE];
+	double *t[NCASE], med[NCASE] = {0};
 	size_t *opt[] = {&nlon, &nlat, &nlev, &px, &py, &reps};
 
 	MPI_Init(&argc, &argv);
@@ -289,6 +290,9 @@ int main(int argc, char **argv)
 				for (size_t x = 0; x < t_count[2]; x++)
 					tile[k++] = value(t_start[0] + z, t_start[1] + y, t_start[2] + x);
 	}
+#ifdef SEED_PNETCDF
+	pn_init(argv[1]);
+#endif
 	for (int c = 0; c < NCASE; c++)
 		t[c] = calloc(reps, sizeof(double));
 	for (size_t r = 0; r < reps; r++) {
@@ -305,6 +309,9 @@ int main(int argc, char **argv)
 			t[RDBND][r] = tile_read(path[4], 0);
 			t[CRDBND][r] = tile_read(path[4], 1);
 		}
+#ifdef SEED_PNETCDF
+		pn_round();
+#endif
 	}
 	if (rank == 0) {
 		int same = same_file(path[0], path[1]) && same_file(path[0], path[2]) &&
@@ -341,6 +348,14 @@ int main(int argc, char **argv)
 		if (!same)
 			MPI_Abort(MPI_COMM_WORLD, 1);
 	}
+#ifdef SEED_PNETCDF
+	{
+		struct seed_ref ref = {med[M1RAW], med[M1FF], bound ? med[M1BND] : -1, med[RDRAW],
+				       bound ? med[RDBND] : -1, med[CRDRAW], bound ? med[CRDBND] : -1, path[0]};
+		if (pn_report(&ref) != 0)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+#endif
 	MPI_Finalize();
 	return 0;
 }

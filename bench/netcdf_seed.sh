@@ -4,8 +4,15 @@
 # and FF_IO_OPTS giving only *.ffio.nc to ffio, so raw and ffio cases run
 # in the same job.  When bench/bound_io.c was built it is preloaded ahead
 # of libffio for *.bound.nc: the ceiling rows (bench/README.md).
+# When Open MPI and PnetCDF were found, bench/netcdf_seed_openmpi runs next:
+# the same cases under Open MPI, and the seed's Method 2 through PnetCDF
+# (bench/netcdf_seed_pnetcdf.c), with the glue of Open MPI preloaded too;
+# then the PnetCDF file's data is compared with Method 1's by ncmpidump
+# against ncdump (where pnetcdf-bin is installed).
 #   netcdf_seed.sh BUILDDIR [LON LAT LEV PX PY REPS]   (default 240 240 60 3 2 3;
 #   the seed's full size: 600 600 150 5 3 3, 16 processes)
+# Environment: MPIEXEC (MPICH's launcher), MPIRUN_OPENMPI (Open MPI's),
+# FFIO_NC_SPEC (the spec, cache:1m:64:4).
 set -e
 bld=$1; shift
 lon=${1:-240}; lat=${2:-240}; lev=${3:-60}; px=${4:-3}; py=${5:-2}; reps=${6:-3}
@@ -20,9 +27,32 @@ if [ -f "$bound" ]; then
 else
 	pre="$lib/libffio.so $lib/libffio_netcdf.so"; suffix=
 fi
-$mpiexec -n $((px * py + 1)) -env LD_PRELOAD "$pre" \
-	-env FF_IO_OPTS "*.ffio.nc($spec)" \
-	-env FFIO_BOUND_SUFFIX "$suffix" -env FFIO_BOUND_MB $((lon * lat * lev * 4 / 1048576 + 2)) \
-	"$bld/bench/netcdf_seed" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps"
+mb=$((lon * lat * lev * 4 / 1048576 + 2))
+if [ -x "$bld/bench/netcdf_seed" ]; then
+	echo "# MPICH"
+	$mpiexec -n $((px * py + 1)) -env LD_PRELOAD "$pre" \
+		-env FF_IO_OPTS "*.ffio.nc($spec)" \
+		-env FFIO_BOUND_SUFFIX "$suffix" -env FFIO_BOUND_MB $mb \
+		"$bld/bench/netcdf_seed" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps"
+	ncdump -h "$dir/seed-m1.ffio.nc" >/dev/null && echo "ncdump reads the ffio output: yes"
+fi
+if [ -x "$bld/bench/netcdf_seed_openmpi" ] && [ -n "$MPIRUN_OPENMPI" ]; then
+	echo
+	echo "# Open MPI, with PnetCDF (the glue of Open MPI preloaded; ffio's summary of the MPI-IO files: $dir/summary.log, printed below)"
+	rm -f "$dir"/*.nc
+	$MPIRUN_OPENMPI --allow-run-as-root --oversubscribe -n $((px * py + 1)) \
+		-x LD_PRELOAD="$pre $bld/adio_glue/.libs/libffio_mpi_openmpi.so" \
+		-x FF_IO_OPTS="*.ffio.nc($spec)" -x FF_IO_LOGFILE="$dir/summary.log" \
+		-x FFIO_BOUND_SUFFIX="$suffix" -x FFIO_BOUND_MB=$mb \
+		"$bld/bench/netcdf_seed_openmpi" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps"
+	if command -v ncmpidump >/dev/null; then
+		# the data section of each (the header's name and layout differ)
+		ncdump -v field "$dir/seed-m1.raw.nc" | sed '1,/^data:/d' >"$dir/m1.cdl"
+		ncmpidump -v field "$dir/seed-pn-put.ffio.nc" | sed '1,/^data:/d' >"$dir/pn.cdl"
+		if cmp -s "$dir/m1.cdl" "$dir/pn.cdl"; then same=yes; else same=NO; fi
+		echo "ncmpidump of PnetCDF's file over ffio = ncdump of Method 1's raw file (data): $same"
+		[ $same = yes ]
+	fi
+	grep -A3 'seed-pn-.*layer 1' "$dir/summary.log" | grep -E 'layer 1|write calls|read calls' || true
+fi
 echo "# ffio spec *.ffio.nc($spec); the machine's cores are shared: figures are indicative"
-ncdump -h "$dir/seed-m1.ffio.nc" >/dev/null && echo "ncdump reads the ffio output: yes"
