@@ -18,6 +18,7 @@ static const char *const env_names[FFIO_ENV_COUNT] = {
 	[FFIO_ENV_OPEN_DIAGS] = "FF_IO_OPEN_DIAGS",         /* log each matched open */
 	[FFIO_ENV_FLUSH_ON_SIGNAL] = "FF_IO_FLUSH_ON_SIGNAL", /* flush on fatal signals */
 	[FFIO_ENV_GUARD] = "FF_IO_GUARD",                   /* 0: no guardian (guard/arena.c) */
+	[FFIO_ENV_GUARD_HUGE] = "FF_IO_GUARD_HUGE",         /* 0: guarded memory in memfds (guard/shmfile.c) */
 	[FFIO_ENV_URING_DISABLE] = "FF_IO_URING_DISABLE",   /* tests: uring without a ring */
 	/* The launcher's rank, for %r in FF_IO_LOGFILE: */
 	[FFIO_ENV_PMI_RANK] = "PMI_RANK",

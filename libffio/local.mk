@@ -36,7 +36,7 @@ libffio_core_la_SOURCES = \
 	libffio/ext.c \
 	libffio/syscall.c
 libffio_core_la_SOURCES += libffio/signal.c
-libffio_core_la_SOURCES += libffio/guard/arena.c libffio/guard/client.c
+libffio_core_la_SOURCES += libffio/guard/arena.c libffio/guard/client.c libffio/guard/shmfile.c
 noinst_HEADERS += libffio/guard/guard.h libffio/guard/proto.h
 # Where the guardian is installed (guard/client.c looks in the build tree first).
 libffio_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DFFIO_GUARDIAN_PATH='"$(pkglibexecdir)/ffio-guardian"'

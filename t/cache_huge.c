@@ -2,7 +2,9 @@
  * file of 2 MiB or more, come from huge-page chunks (pages of 4 KiB to
  * 1 MiB; pages of 1 MiB or more from the first page), unless the file is
  * guarded (FF_IO_GUARD=0 turns that off; a guarded file's pages are in
- * guarded memory, shared, without huge pages): a new process
+ * guarded memory, shared: on huge pages of a tmpfs of the process's own
+ * where it may mount one, on 4 KiB pages of memfds with FF_IO_GUARD_HUGE=0
+ * and Debian's default shmem_enabled "never"): a new process
  * writing 64 KiB through 1 MiB pages gets a transparent huge page, through
  * 256 KiB pages none, one reading the start of a 3 MiB file gets one for
  * its first page; buffers are given back when pages are dropped (fsync) and
@@ -16,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ffio.h"
@@ -180,6 +184,86 @@ static int guarded_child(int unused)
 	return before >= 0 && after - before >= 1024 && huge_after - huge < 2048 ? 0 : 1;
 }
 
+/* A guarded file's page on a huge page: writing 64 KiB through 1 MiB
+ * pages, the process's shared memory mapped by huge pages
+ * (ShmemPmdMapped) grows by 2 MiB or more; with no_huge, FF_IO_GUARD_HUGE
+ * is 0.  Exit status: 0 it grew, 1 not, 2 the I/O failed. */
+static int guarded_huge_child(int no_huge)
+{
+	static char piece[65536];
+	if (no_huge)
+		setenv("FF_IO_GUARD_HUGE", "0", 1);
+	long before = proc_kib("/proc/self/smaps_rollup", "ShmemPmdMapped");
+	int fd = ffopen(path, O_RDWR | O_CREAT | O_TRUNC, 0644, "cache:1m:8:0");
+	memset(piece, 'h', sizeof piece);
+	if (fd < 0 || ffwrite(fd, piece, sizeof piece) != (ssize_t)sizeof piece)
+		return 2;
+	long after = proc_kib("/proc/self/smaps_rollup", "ShmemPmdMapped");
+	if (ffclose(fd) != 0)
+		return 2;
+	return before >= 0 && after - before >= 2048 ? 0 : 1;
+}
+
+/* The control, without ffio: can this process mount a tmpfs of its own
+ * with huge=advise (in a user namespace where it is not root) and get a
+ * huge page in a region of a file there marked MADV_HUGEPAGE?  Exit
+ * status: 0 yes, 1 no. */
+static int tmpfs_control_child(int unused)
+{
+	(void)unused;
+#if defined(SYS_fsopen) && defined(SYS_fsconfig) && defined(SYS_fsmount)
+	if (geteuid() != 0) {
+		char map[64];
+		unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+		FILE *fp;
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+			return 1;
+		if ((fp = fopen("/proc/self/setgroups", "w")))
+			fputs("deny", fp), fclose(fp);
+		snprintf(map, sizeof map, "%u %u 1", uid, uid);
+		if (!(fp = fopen("/proc/self/uid_map", "w")) || fputs(map, fp) < 0 || fclose(fp) != 0)
+			return 1;
+		snprintf(map, sizeof map, "%u %u 1", gid, gid);
+		if (!(fp = fopen("/proc/self/gid_map", "w")) || fputs(map, fp) < 0 || fclose(fp) != 0)
+			return 1;
+	}
+	long fs = syscall(SYS_fsopen, "tmpfs", 0);
+	if (fs < 0 || syscall(SYS_fsconfig, fs, 1 /* FSCONFIG_SET_STRING */, "huge", "advise", 0) != 0 ||
+	    syscall(SYS_fsconfig, fs, 6 /* FSCONFIG_CMD_CREATE */, NULL, NULL, 0) != 0)
+		return 1;
+	long mnt = syscall(SYS_fsmount, fs, 0, 0);
+	int fd = mnt < 0 ? -1 : openat((int)mnt, ".", O_TMPFILE | O_RDWR, 0600);
+	size_t huge = (size_t)2 << 20;
+	if (fd < 0 || ftruncate(fd, (off_t)(4 * huge)) != 0)
+		return 1;
+	char *p = mmap(NULL, 4 * huge, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	char *aligned = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+	long before = proc_kib("/proc/self/smaps_rollup", "ShmemPmdMapped");
+	if (madvise(aligned, huge, MADV_HUGEPAGE) != 0)
+		return 1;
+	memset(aligned, 1, huge);
+	long after = proc_kib("/proc/self/smaps_rollup", "ShmemPmdMapped");
+	return before >= 0 && after - before >= 2048 ? 0 : 1;
+#else
+	return 1;
+#endif
+}
+
+/* Do memfds get huge pages here (shmem_enabled other than "never")? */
+static int memfd_thp(void)
+{
+	FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "r");
+	char line[128] = "";
+	if (fp) {
+		if (!fgets(line, sizeof line, fp))
+			line[0] = 0;
+		fclose(fp);
+	}
+	return !strstr(line, "[never]") && !strstr(line, "[deny]");
+}
+
 /* The control, without ffio: does a region marked MADV_HUGEPAGE get a
  * huge page here and now?  THP may be enabled while the kernel has no
  * free 2 MiB page to give (fragmented memory, defrag settings, limits of
@@ -244,14 +328,28 @@ int main(void)
 	if (!model || !got || !mkdtemp(dir))
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
-	tap_plan(5 + 9 * nspecs);
+	tap_plan(7 + 9 * nspecs);
 	const char *pre = getenv("LD_PRELOAD");
 	if (pre && strstr(pre, "/vgpreload_")) {
+		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
+		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
 		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
 	} else {
 		int st = in_child(guarded_child, 0);
 		tap_ok(st == 0,
 		       "a new process writing 64 KiB through 1 MiB pages has the page in guarded memory (status %d)", st);
+		if (in_child(tmpfs_control_child, 0) != 0) {
+			tap_skip("this process may not mount a tmpfs with huge pages of its own (no user namespaces?)");
+		} else {
+			st = in_child(guarded_huge_child, 0);
+			tap_ok(st == 0, "the guarded page is on a huge page of the process's own tmpfs (status %d)", st);
+		}
+		if (memfd_thp()) {
+			tap_skip("memfds get huge pages here (shmem_enabled)");
+		} else {
+			st = in_child(guarded_huge_child, 1);
+			tap_ok(st == 1, "with FF_IO_GUARD_HUGE=0, on 4 KiB pages of memfds (status %d)", st);
+		}
 	}
 	test_first_chunk(WRITE_3M);
 	test_first_chunk(READ);

@@ -1,12 +1,13 @@
 /* libffio/guard/arena.c -- the guarded memory: page buffers and the
- * records of which of their bytes the application wrote, in two memfds
- * that the guardian process (client.c) maps when this process is gone
+ * records of which of their bytes the application wrote, in two files
+ * (shmfile.c: on a huge-page tmpfs of the process's own, or memfds) that
+ * the guardian process (client.c) maps when this process is gone
  * (layout: proto.h).  The cache layer takes its page buffers here for a
  * file it may write, and marks each byte it takes in (ffio_guard_copy)
  * until it is in the file (ffio_guard_unmark_all).
  *
- * Each memfd is made as large as it may ever need to be, sparse, and
- * mapped once, shared (arena_init); the guardian holds the memfds, this
+ * Each file is made as large as it may ever need to be, sparse, and
+ * mapped once, shared (arena_init); the guardian holds the files, this
  * process only the mappings.  Page records are never given back: a record freed
  * keeps its data block and waits on a free list of its page size for the
  * next page of that size; beyond WARM_MAX bytes of free blocks, a block's
@@ -62,6 +63,7 @@ static struct {
 	pthread_mutex_t lock;
 	int state;                       /* 0: not tried, 1: ready, -1: off */
 	int meta_fd, data_fd;
+	int huge;                        /* on a huge-page tmpfs (shmfile.c) */
 	char *meta, *data;
 	size_t meta_res, data_res;       /* reserved */
 	size_t meta_bump, data_bump;     /* first offset never handed out */
@@ -99,15 +101,6 @@ static size_t round_up(size_t n, size_t a)
 
 /* ---- setting up -------------------------------------------------------- */
 
-/* A memfd, where the kernel puts it: it is closed before the program's
- * next call (arena_init), so it is not parked out of the program's way
- * with ffio's own (fdtable.c), which would leave a hole above them. */
-static int memfd(const char *name)
-{
-	int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 static void close_fd(int *fd)
 {
 	if (*fd >= 0) {
@@ -127,16 +120,19 @@ static void teardown(void)
 	close_fd(&A.data_fd);
 }
 
-/* Size the memfd fd for res bytes and map it shared (its pages are
- * allocated as they are first touched). */
-static char *reserve(int fd, size_t res)
+/* Size the file fd for res bytes and map it shared (its pages are
+ * allocated as they are first touched); huge: advised huge pages. */
+static char *reserve(int fd, size_t res, int huge_pages)
 {
 	if (ftruncate(fd, (off_t)res) < 0)
 		return NULL;
-	/* At a huge page's boundary (address space reserved, then the memfd
-	 * mapped over it), advised: where the system gives shared memory
-	 * huge pages (shmem_enabled "advise"), a page is then touched 2 MiB
-	 * at a time, as the cache's own buffers are (buffer.c). */
+	/* At a huge page's boundary (address space reserved, then the file
+	 * mapped over it), advised: on the tmpfs of shmfile.c, or where the
+	 * system gives memfds huge pages (shmem_enabled "advise"), a page is
+	 * then touched 2 MiB at a time, as the cache's own buffers are
+	 * (buffer.c).  Only the data: the records are small and scattered
+	 * (one file's intent record is 13 KiB, 1024 of them), and huge pages
+	 * there would hold 4 MiB more per process for a few KiB used. */
 	size_t huge = (size_t)2 << 20;
 	char *space = mmap(NULL, res + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (space == MAP_FAILED)
@@ -151,7 +147,8 @@ static char *reserve(int fd, size_t res)
 		munmap(space, (size_t)(at - space));
 	if (at + res < space + res + huge)
 		munmap(at + res, (size_t)(space + res + huge - (at + res)));
-	(void)madvise(p, res, MADV_HUGEPAGE);
+	if (huge_pages)
+		(void)madvise(p, res, MADV_HUGEPAGE);
 	return p;
 }
 
@@ -180,16 +177,17 @@ static int arena_init(void)
 		if (ram > fsize.rlim_cur)
 			ram = (size_t)fsize.rlim_cur;
 	}
-	if ((A.meta_fd = memfd("ffio-guard-meta")) < 0 || (A.data_fd = memfd("ffio-guard-data")) < 0) {
-		err = A.meta_fd < 0 ? A.meta_fd : A.data_fd;
+	/* (the files are closed before the program's next call, so they are
+	 * not parked out of its way with ffio's own descriptors, fdtable.c,
+	 * which would leave a hole above them) */
+	if ((err = ffio_guard_shm_files(&A.meta_fd, &A.data_fd, &A.huge)) < 0)
 		goto fail;
-	}
 	for (size_t res = round_up(ram, (size_t)2 << 20); !A.data && res >= RESERVE_MIN; res /= 2) {
 		A.data_res = res;
 		A.meta_res = head + res / 4;
 		if (A.meta_res > ram)
 			A.meta_res = ram;
-		if ((A.meta = reserve(A.meta_fd, A.meta_res)) && !(A.data = reserve(A.data_fd, A.data_res))) {
+		if ((A.meta = reserve(A.meta_fd, A.meta_res, 0)) && !(A.data = reserve(A.data_fd, A.data_res, 1))) {
 			munmap(A.meta, A.meta_res);
 			A.meta = NULL;
 		}
@@ -202,6 +200,17 @@ static int arena_init(void)
 	m->version = GUARD_VERSION;
 	m->files = GUARD_FILES;
 	m->pages_off = A.meta_bump = head;
+	if (A.huge) {
+		/* The page records on huge pages too, from a huge page's
+		 * boundary (a 1 MiB page's map is 128 KiB, first touched as
+		 * it is written); not the file records before them (see
+		 * reserve). */
+		size_t at = round_up(head, (size_t)2 << 20);
+		if (at < A.meta_res) {
+			m->pages_off = A.meta_bump = at;
+			(void)madvise(A.meta + at, A.meta_res - at, MADV_HUGEPAGE);
+		}
+	}
 	m->end = m->pages_off;
 	compiler_order();
 	m->magic = GUARD_MAGIC;
@@ -223,6 +232,7 @@ static void arena_fork_child(void)
 {
 	teardown();
 	A.state = 0;
+	A.huge = 0;
 	A.meta_bump = A.data_bump = 0;
 	A.warm_free = 0;
 	memset(A.classes, 0, sizeof A.classes);

@@ -37,6 +37,13 @@ int ffio_guardian_running(void);
 /* The guardian's process ID, or 0 (ffio_guardian_pid in ffio_ext.h). */
 pid_t ffio_guardian_pid_internal(void);
 
+/* ---- shmfile.c: the files of the guarded memory ------------------------- */
+
+/* The two files the guarded memory lives in (records, data): on a tmpfs of
+ * the process's own with huge pages where it may mount one (*huge = 1),
+ * else memfds.  0, or -errno. */
+int ffio_guard_shm_files(int *meta_fd, int *data_fd, int *huge);
+
 /* ---- arena.c: the guarded memory ----------------------------------------- */
 
 /* The mask of bits [lo, hi) within word w of a map (hi > lo). */
