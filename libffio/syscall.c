@@ -31,7 +31,7 @@
 #if defined(__x86_64__) || defined(__aarch64__)
 
 /* The kernel's call: its result, or -errno. */
-static long kernel_call(long n, long a, long b, long c, long d, long e, long f)
+long ffio_kernel_call(long n, long a, long b, long c, long d, long e, long f)
 {
 #if defined(__x86_64__)
 	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
@@ -55,7 +55,7 @@ static long kernel_call(long n, long a, long b, long c, long d, long e, long f)
 
 long ffio_syscall(long n, long a, long b, long c, long d, long e, long f)
 {
-	long r = kernel_call(n, a, b, c, d, e, f);
+	long r = ffio_kernel_call(n, a, b, c, d, e, f);
 	if ((unsigned long)r > -4096UL) {
 		errno = (int)-r;
 		return -1;

@@ -9,8 +9,15 @@
  * wait with __WCLONE or __WALL can see -- as long as it does not exec: an
  * exec makes any process an ordinary child, whose end sends SIGCHLD.  So
  * that child, on a stack of its own with every signal blocked, only makes
- * the guardian the same way (CLONE_VM | CLONE_VFORK: it waits for the
- * exec), notes its pid or the exec's error, and exits; we reap it at once.
+ * the guardian (CLONE_VM, on a second stack), notes its pid, and exits; we
+ * reap it at once.  We do not wait for the guardian's exec (2 ms on the
+ * development machine, a third of what guarding cost a new process): it
+ * runs beside us on our memory until then, making system calls that leave
+ * errno alone (FFIO_KERNEL), reading only what spawn left for it in static
+ * memory that nothing reuses (one start per process; a forked child has a
+ * copy of its own).  An exec that fails then shows as a guardian that
+ * ended.  Where FFIO_KERNEL is not written out, the exec is waited for
+ * (CLONE_VFORK) and its error known at once.
  * The guardian, orphaned, belongs to init (or the nearest subreaper), not
  * to us.  It makes two system calls: it lets its end of the socket survive
  * exec, then execs ffio-guardian with an empty environment (no LD_PRELOAD,
@@ -187,43 +194,57 @@ struct spawn {
 };
 
 static char *const no_env[] = {NULL};
-/* The stacks of the two children: one start at a time (guardian_lock). */
+/* The stacks of the two children, and what the guardian reads before its
+ * exec: one start per process (guardian_lock; see above). */
 static char spawn_stacks[2][8192] __attribute__((aligned(64)));
+static struct spawn spawn_arg;
+static char spawn_pid_arg[24], spawn_fd_arg[24];
+static char *spawn_argv[4];
+
+#ifdef FFIO_HAVE_KERNEL_CALL
+#define GUARDIAN_WAITS 0 /* its exec is not waited for */
+#define GUARDIAN_CALL(...) FFIO_KERNEL(__VA_ARGS__)
+#define GUARDIAN_ERR(r) ((int)-(r))
+#else
+#define GUARDIAN_WAITS CLONE_VFORK
+#define GUARDIAN_CALL(...) FFIO_SYS(__VA_ARGS__)
+#define GUARDIAN_ERR(r) errno
+#endif
 
 /* The guardian, sharing our memory until it execs: system calls only,
- * nothing of the C library's state (errno is the calling thread's:
- * restored after). */
+ * nothing of the C library's state, errno untouched (GUARDIAN_CALL). */
 __attribute__((no_sanitize_address)) static int spawn_guardian(void *arg)
 {
 	struct spawn *s = arg;
+	long r = GUARDIAN_CALL(SYS_execve, s->path, s->argv, no_env);
 
-	/* Nothing of the program's past the exec, and closed here (this
-	 * table is the child's own), not left close-on-exec: the kernel lets
-	 * our parent go on before it closes those at the exec, and a
-	 * descriptor open for writing held here even briefly keeps its file
-	 * from being executed (ETXTBSY; a script written, closed and run at
-	 * once, 1 run in 40) */
+	s->err = GUARDIAN_ERR(r);
+	GUARDIAN_CALL(SYS_exit, 127);
+	return 127;
+}
+
+/* Its parent, our child, which never execs: back once the guardian is
+ * made (and, with GUARDIAN_WAITS, has exec'd or failed to). */
+__attribute__((no_sanitize_address)) static int spawn_middle(void *arg)
+{
+	struct spawn *s = arg;
+	pid_t pid = -1;
+
+	/* Nothing of the program's past the guardian's exec: its table is a
+	 * copy of this one, which is ours to close (not left close-on-exec,
+	 * and not closed by the guardian: we go on before it runs, and a
+	 * descriptor open for writing held there even briefly keeps its file
+	 * from being executed, ETXTBSY; a script written, closed and run at
+	 * once, 1 run in 40). */
 	unsigned keep = (unsigned)s->fd;
 	if (keep > 3)
 		(void)FFIO_SYS(SYS_close_range, 3, keep - 1, 0);
 	(void)FFIO_SYS(SYS_close_range, keep >= 3 ? keep + 1 : 3, ~0U, 0);
 	if (FFIO_SYS(SYS_fcntl, s->fd, F_SETFD, 0) == 0)
-		FFIO_SYS(SYS_execve, s->path, s->argv, no_env);
-	s->err = errno;
-	FFIO_SYS(SYS_exit, 127);
-	return 127;
-}
-
-/* Its parent, our child, which never execs: back once the guardian has
- * exec'd (or failed to). */
-__attribute__((no_sanitize_address)) static int spawn_middle(void *arg)
-{
-	struct spawn *s = arg;
-	pid_t pid = clone(spawn_guardian, spawn_stacks[1] + sizeof spawn_stacks[1], CLONE_VM | CLONE_VFORK, s);
-
+		pid = clone(spawn_guardian, spawn_stacks[1] + sizeof spawn_stacks[1], CLONE_VM | GUARDIAN_WAITS, s);
 	if (pid < 0)
 		s->err = errno;
-	else if (!s->err)
+	else if (GUARDIAN_WAITS == 0 || !s->err)
 		s->pid = pid;
 	FFIO_SYS(SYS_exit, 0);
 	return 0;
@@ -243,27 +264,30 @@ static void reap(pid_t pid)
 /* Start path with the socket's end fd: the guardian's pid in *pid. */
 static int spawn(const char *path, int fd, pid_t *pid)
 {
-	char pid_arg[24], fd_arg[24];
-	char *argv[] = {(char *)"ffio-guardian", pid_arg, fd_arg, NULL};
-	struct spawn s = {.path = path, .argv = argv, .fd = fd, .err = 0, .pid = 0};
+	struct spawn *s = &spawn_arg;
 	sigset_t all, old;
 	int saved = errno, err;
 
-	snprintf(pid_arg, sizeof pid_arg, "%d", (int)getpid());
-	snprintf(fd_arg, sizeof fd_arg, "%d", fd);
+	snprintf(spawn_pid_arg, sizeof spawn_pid_arg, "%d", (int)getpid());
+	snprintf(spawn_fd_arg, sizeof spawn_fd_arg, "%d", fd);
+	spawn_argv[0] = (char *)"ffio-guardian";
+	spawn_argv[1] = spawn_pid_arg;
+	spawn_argv[2] = spawn_fd_arg;
+	spawn_argv[3] = NULL;
+	*s = (struct spawn){.path = path, .argv = spawn_argv, .fd = fd, .err = 0, .pid = 0};
 	sigfillset(&all);
 	if ((err = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0)
 		return -err;
-	pid_t middle = clone(spawn_middle, spawn_stacks[0] + sizeof spawn_stacks[0], CLONE_VM | CLONE_VFORK, &s);
+	pid_t middle = clone(spawn_middle, spawn_stacks[0] + sizeof spawn_stacks[0], CLONE_VM | CLONE_VFORK, s);
 	err = middle < 0 ? errno : 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	if (middle < 0)
 		return -err;
 	reap(middle);
-	if (s.err)
-		return -s.err;
-	*pid = s.pid; /* 0: not told (valgrind makes these clones forks): READY tells */
+	if (s->pid == 0 && s->err) /* (the clone failed, or, waited for, the exec) */
+		return -s->err;
+	*pid = s->pid; /* 0: not told (valgrind makes these clones forks): READY tells */
 	return 0;
 }
 
