@@ -32,7 +32,7 @@ TESTS += t/bench_progio.sh t/bench_harness.sh t/bench_tables.sh
 # uring and mpiio programs that are built), then the netCDF set (its own
 # make targets, bench/netcdf.mk).  BENCH_FLAGS adds harness options
 # (make bench BENCH_FLAGS='--reps 5 --procs 2').
-BENCH_ENV = MPIEXEC='$(MPIEXEC)' FFIO_LIB='$(abs_top_builddir)/.libs/libffio.so'
+BENCH_ENV = MPIEXEC='$(MPIEXEC)' MPIRUN_OPENMPI='$(MPIRUN_OPENMPI)' FFIO_LIB='$(abs_top_builddir)/.libs/libffio.so'
 BENCH_NETCDF =
 BENCH_NETCDF_FULL =
 if HAVE_NETCDF
