@@ -119,16 +119,25 @@ static long anon_huge_kib(void)
 	return proc_kib("/proc/self/smaps_rollup", "AnonHugePages");
 }
 
-/* Are transparent huge pages given to regions marked MADV_HUGEPAGE? */
-static int thp_on(void)
+/* A transparent huge page setting of the system, its line ("" if none). */
+static void thp_setting(const char *name, char *line, size_t size)
 {
-	FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	char line[128] = "";
+	char path[128];
+	snprintf(path, sizeof path, "/sys/kernel/mm/transparent_hugepage/%s", name);
+	FILE *fp = fopen(path, "r");
+	line[0] = 0;
 	if (fp) {
-		if (!fgets(line, sizeof line, fp))
+		if (!fgets(line, (int)size, fp))
 			line[0] = 0;
 		fclose(fp);
 	}
+}
+
+/* Are transparent huge pages given to regions marked MADV_HUGEPAGE? */
+static int thp_on(void)
+{
+	char line[128];
+	thp_setting("enabled", line, sizeof line);
 	return strstr(line, "[always]") || strstr(line, "[madvise]");
 }
 
@@ -254,13 +263,8 @@ static int tmpfs_control_child(int unused)
 /* Do memfds get huge pages here (shmem_enabled other than "never")? */
 static int memfd_thp(void)
 {
-	FILE *fp = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "r");
-	char line[128] = "";
-	if (fp) {
-		if (!fgets(line, sizeof line, fp))
-			line[0] = 0;
-		fclose(fp);
-	}
+	char line[128];
+	thp_setting("shmem_enabled", line, sizeof line);
 	return !strstr(line, "[never]") && !strstr(line, "[deny]");
 }
 
