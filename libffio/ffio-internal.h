@@ -811,6 +811,8 @@ void ffio_fd_on_pressure_last(int (*number)(void), int (*release)(void));
  * arguments, as syscall(2) does. */
 long ffio_syscall(long n, long a, long b, long c, long d, long e, long f);
 #define FFIO_SYS(...) FFIO_SYS_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+#define FFIO_SYS_(n, a, b, c, d, e, f, ...)                                                \
+	ffio_syscall((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 #if defined(__x86_64__) || defined(__aarch64__)
 /* The same, errno untouched: the result or -errno.  For code that runs
  * beside the calling thread on its memory (a clone before its exec),
@@ -821,8 +823,6 @@ long ffio_kernel_call(long n, long a, long b, long c, long d, long e, long f);
 #define FFIO_KERNEL_(n, a, b, c, d, e, f, ...)                                             \
 	ffio_kernel_call((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 #endif
-#define FFIO_SYS_(n, a, b, c, d, e, f, ...)                                                \
-	ffio_syscall((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 
 /* ---- process-wide state ------------------------------------------------ */
 

@@ -63,7 +63,6 @@ static struct {
 	pthread_mutex_t lock;
 	int state;                       /* 0: not tried, 1: ready, -1: off */
 	int meta_fd, data_fd;
-	int huge;                        /* on a huge-page tmpfs (shmfile.c) */
 	char *meta, *data;
 	size_t meta_res, data_res;       /* reserved */
 	size_t meta_bump, data_bump;     /* first offset never handed out */
@@ -130,9 +129,10 @@ static char *reserve(int fd, size_t res, int huge_pages)
 	 * mapped over it), advised: on the tmpfs of shmfile.c, or where the
 	 * system gives memfds huge pages (shmem_enabled "advise"), a page is
 	 * then touched 2 MiB at a time, as the cache's own buffers are
-	 * (buffer.c).  Only the data: the records are small and scattered
-	 * (one file's intent record is 13 KiB, 1024 of them), and huge pages
-	 * there would hold 4 MiB more per process for a few KiB used. */
+	 * (buffer.c).  The data only: of the records, the first 13 MiB are
+	 * the files' intent records (13 KiB each, 1024 of them, few used),
+	 * where huge pages would hold 2 MiB per process for a few KiB; the
+	 * page records after them are advised in arena_init. */
 	size_t huge = (size_t)2 << 20;
 	char *space = mmap(NULL, res + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (space == MAP_FAILED)
@@ -167,7 +167,7 @@ static int arena_init(void)
 	size_t ram = pages > 0 && psize > 0 ? (size_t)pages * (size_t)psize : (size_t)4 << 30;
 	size_t head = round_up(sizeof(struct guard_meta), 4096);
 	struct rlimit fsize;
-	int err;
+	int err, huge;
 
 	if (ram > (size_t)1 << 40)
 		ram = (size_t)1 << 40;
@@ -180,7 +180,7 @@ static int arena_init(void)
 	/* (the files are closed before the program's next call, so they are
 	 * not parked out of its way with ffio's own descriptors, fdtable.c,
 	 * which would leave a hole above them) */
-	if ((err = ffio_guard_shm_files(&A.meta_fd, &A.data_fd, &A.huge)) < 0)
+	if ((err = ffio_guard_shm_files(&A.meta_fd, &A.data_fd, &huge)) < 0)
 		goto fail;
 	for (size_t res = round_up(ram, (size_t)2 << 20); !A.data && res >= RESERVE_MIN; res /= 2) {
 		A.data_res = res;
@@ -200,7 +200,7 @@ static int arena_init(void)
 	m->version = GUARD_VERSION;
 	m->files = GUARD_FILES;
 	m->pages_off = A.meta_bump = head;
-	if (A.huge) {
+	if (huge) {
 		/* The page records on huge pages too, from a huge page's
 		 * boundary (a 1 MiB page's map is 128 KiB, first touched as
 		 * it is written); not the file records before them (see
@@ -232,7 +232,6 @@ static void arena_fork_child(void)
 {
 	teardown();
 	A.state = 0;
-	A.huge = 0;
 	A.meta_bump = A.data_bump = 0;
 	A.warm_free = 0;
 	memset(A.classes, 0, sizeof A.classes);

@@ -261,12 +261,28 @@ static void reap(pid_t pid)
 	while (r < 0 && errno == EINTR);
 }
 
+int ffio_guard_run_child(int (*fn)(void *), char *stack, size_t size, int flags, void *arg)
+{
+	sigset_t all, old;
+	int saved = errno, err;
+
+	sigfillset(&all);
+	if ((err = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0)
+		return -err;
+	pid_t pid = clone(fn, stack + size, CLONE_VM | CLONE_VFORK | flags, arg);
+	err = pid < 0 ? errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0)
+		reap(pid);
+	errno = saved;
+	return -err;
+}
+
 /* Start path with the socket's end fd: the guardian's pid in *pid. */
 static int spawn(const char *path, int fd, pid_t *pid)
 {
 	struct spawn *s = &spawn_arg;
-	sigset_t all, old;
-	int saved = errno, err;
+	int err;
 
 	snprintf(spawn_pid_arg, sizeof spawn_pid_arg, "%d", (int)getpid());
 	snprintf(spawn_fd_arg, sizeof spawn_fd_arg, "%d", fd);
@@ -275,16 +291,8 @@ static int spawn(const char *path, int fd, pid_t *pid)
 	spawn_argv[2] = spawn_fd_arg;
 	spawn_argv[3] = NULL;
 	*s = (struct spawn){.path = path, .argv = spawn_argv, .fd = fd, .err = 0, .pid = 0};
-	sigfillset(&all);
-	if ((err = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0)
-		return -err;
-	pid_t middle = clone(spawn_middle, spawn_stacks[0] + sizeof spawn_stacks[0], CLONE_VM | CLONE_VFORK, s);
-	err = middle < 0 ? errno : 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = saved;
-	if (middle < 0)
-		return -err;
-	reap(middle);
+	if ((err = ffio_guard_run_child(spawn_middle, spawn_stacks[0], sizeof spawn_stacks[0], 0, s)) < 0)
+		return err;
 	if (s->pid == 0 && s->err) /* (the clone failed, or, waited for, the exec) */
 		return -s->err;
 	*pid = s->pid; /* 0: not told (valgrind makes these clones forks): READY tells */

@@ -37,6 +37,13 @@ int ffio_guardian_running(void);
 /* The guardian's process ID, or 0 (ffio_guardian_pid in ffio_ext.h). */
 pid_t ffio_guardian_pid_internal(void);
 
+/* Run fn(arg) in a child that shares our memory, on stack (size bytes),
+ * with every signal blocked, and wait for it: clone(CLONE_VM | CLONE_VFORK
+ * | flags) with no exit signal, reaped with __WCLONE (no wait of the
+ * program sees it).  fn makes system calls only.  0, or -errno when the
+ * child could not be made; errno unchanged. */
+int ffio_guard_run_child(int (*fn)(void *), char *stack, size_t size, int flags, void *arg);
+
 /* ---- shmfile.c: the files of the guarded memory ------------------------- */
 
 /* The two files the guarded memory lives in (records, data): on a tmpfs of

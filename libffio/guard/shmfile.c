@@ -15,9 +15,9 @@
  * says (but "deny"); it is "advise" here: arena.c advises the data's
  * mapping only.
  *
- * How.  A child sharing our memory and our descriptor table (CLONE_VM |
- * CLONE_VFORK | CLONE_FILES, no exit signal, reaped with __WCLONE, every
- * signal blocked: as the guardian's start, client.c) makes a detached
+ * How.  A child sharing our memory and our descriptor table
+ * (ffio_guard_run_child with CLONE_FILES, as the guardian's start) makes a
+ * detached
  * tmpfs mount with the new mount API (fsopen, fsconfig, fsmount: attached
  * nowhere, gone with its last file) and opens two unnamed files on it
  * (O_TMPFILE).  Root does so directly; another user first enters a user
@@ -34,12 +34,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ffio-internal.h"
@@ -126,26 +124,12 @@ fail:
 static int tmpfs_files(int userns, int fd[2])
 {
 	struct make m = {.userns = userns, .fd = {-1, -1}};
-	sigset_t all, old;
-	int saved = errno, err;
+	int err;
 
 	snprintf(m.uid_map, sizeof m.uid_map, "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(m.gid_map, sizeof m.gid_map, "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
-	sigfillset(&all);
-	if ((err = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0)
-		return -err;
-	pid_t pid = clone(make_files, make_stack + sizeof make_stack, CLONE_VM | CLONE_VFORK | CLONE_FILES, &m);
-	err = pid < 0 ? errno : 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid > 0) {
-		pid_t r;
-		do
-			r = ffio_real.waitpid(pid, NULL, __WCLONE);
-		while (r < 0 && errno == EINTR);
-	}
-	errno = saved;
-	if (err)
-		return -err;
+	if ((err = ffio_guard_run_child(make_files, make_stack, sizeof make_stack, CLONE_FILES, &m)) < 0)
+		return err;
 	if (m.err)
 		return -m.err;
 	fd[0] = m.fd[0];
