@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #include "crash_log.h"
+#include "kill_safe.h"
 
 /* What the exec'd writer does. */
 enum { W_PLAIN, W_FORK, W_JOB };
@@ -459,7 +460,7 @@ static int wait_guardians(const struct cl_log *L, const char *label, struct tall
 		if (wait_gone(g, guardian_timeout) < 0) {
 			say("# %s: guardian %d still running %.0f s after the writer died: SIGKILL\n", label, (int)g,
 			    guardian_timeout);
-			kill(g, SIGKILL);
+			kill_one(g, SIGKILL);
 			ok = 0;
 		}
 		t->guardians++;
@@ -550,7 +551,7 @@ static int reap(pid_t pid, int *st)
 	int pfd = pidfd_open_(pid), r = 0;
 
 	if (pfd >= 0 && pidfd_wait(pfd, 60) < 0) {
-		kill(pid, SIGKILL);
+		kill_one(pid, SIGKILL);
 		r = -1;
 	}
 	if (pfd >= 0)
@@ -662,10 +663,10 @@ static int one_kill(const char *mode, const char *how, uint64_t seed, uint64_t m
 			w = wait_count(L, n, pid, -1, &st);
 		}
 		if (w == 0)
-			kill(pid, sig);
+			kill_one(pid, sig);
 	}
 	if (w < 0)
-		kill(pid, SIGKILL);
+		kill_one(pid, SIGKILL);
 	if (w <= 0 && reap(pid, &st) < 0) {
 		say("# %s: the writer still there 60 s after it should have ended\n", label);
 		w = -1;
@@ -716,7 +717,7 @@ static int one_fork(const char *how, uint64_t seed, struct tally *t)
 	pid_t pid = spawn_pair(0, &child, &cfd, &st);
 	if (cfd < 0) {
 		say("# %s: no child seen (%s)\n", label, strerror(errno));
-		kill(pid, SIGKILL);
+		kill_one(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		t->cases++, t->failed++;
 		return 0;
@@ -725,11 +726,11 @@ static int one_fork(const char *how, uint64_t seed, struct tally *t)
 	if (sig > 0) {
 		w = wait_count(C, nc, 0, cfd, &st);
 		if (w == 0)
-			kill(child, sig);
+			kill_one(child, sig);
 	}
 	if (pidfd_wait(cfd, 60) < 0) {
 		say("# %s: the child did not die\n", label);
-		kill(child, SIGKILL);
+		kill_one(child, SIGKILL);
 		ok = 0;
 	}
 	close(cfd);
@@ -741,7 +742,7 @@ static int one_fork(const char *how, uint64_t seed, struct tally *t)
 		t->cases++, t->failed++;
 		return 0;
 	}
-	kill(pid, SIGKILL);
+	kill_one(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	if (C->err[0] || (sig > 0 && w != 0)) {
 		say("# %s: the child ended otherwise: %s\n", label, C->err[0] ? C->err : "before the signal");
@@ -774,12 +775,12 @@ static int one_job(uint64_t seed, struct tally *t)
 	pid_t pid = spawn_pair(1, &child, &cfd, &st);
 	if (cfd < 0 || wait_count(P, n0, pid, -1, &st) != 0 || wait_count(C, n1, 0, cfd, &st) != 0) {
 		say("# %s: the writers ended by themselves%s%s %s\n", label, P->err[0] ? ": " : "", P->err, C->err);
-		kill(-pid, SIGKILL);
+		kill_group(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		t->cases++, t->failed++;
 		return 0;
 	}
-	kill(-pid, SIGTERM);
+	kill_group(pid, SIGTERM);
 	/* a deadline, not an ordering: poll with short sleeps */
 	int pdone = 0, cdone = 0;
 	double end = now() + 5;
@@ -794,7 +795,7 @@ static int one_job(uint64_t seed, struct tally *t)
 	if (!pdone || !cdone) {
 		say("# %s: %s alive 5 s after SIGTERM: SIGKILL to the group\n", label,
 		    !pdone && !cdone ? "both" : !pdone ? "the parent" : "the child");
-		kill(-pid, SIGKILL);
+		kill_group(pid, SIGKILL);
 		if (!pdone)
 			waitpid(pid, &st, 0);
 		pidfd_wait(cfd, 60);
@@ -852,7 +853,7 @@ static int one_guardian(uint64_t seed, struct tally *t)
 	pid_t pid = spawn_writer(0);
 	int w = wait_count(L, 1, pid, -1, &st);
 	if (w == 0 && !atomic_load(&L->has_sym)) {
-		kill(pid, SIGKILL);
+		kill_one(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		return -1;
 	}
@@ -867,7 +868,7 @@ static int one_guardian(uint64_t seed, struct tally *t)
 		w = wait_count(L, n1, pid, -1, &st);
 	if (w != 0) {
 		if (w < 0)
-			kill(pid, SIGKILL);
+			kill_one(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		say("# %s: the writer ended early: %s%s%s\n", label, status_text(st, stx, sizeof stx),
 		    L->err[0] ? ": " : "", L->err);
@@ -875,7 +876,7 @@ static int one_guardian(uint64_t seed, struct tally *t)
 		return 0;
 	}
 	pid_t g = atomic_load(&L->guard[0]);
-	kill(g, SIGKILL);
+	kill_one(g, SIGKILL);
 	if (wait_gone(g, guardian_timeout) < 0) {
 		say("# %s: guardian %d did not die of SIGKILL\n", label, (int)g);
 		ok = 0;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "trans_cases.h"
+#include "kill_safe.h"
 
 extern char **environ;
 
@@ -85,7 +86,7 @@ void case_messages(void)
 			case 1: (void)!writev(up[1], &iov, 1); break;
 			case 2: (void)!send(sv[0], &c, 1, 0); break;
 			case 3: (void)!sendmsg(sv[0], &msg, 0); break;
-			case 4: kill(getppid(), SIGUSR1); break;
+			case 4: kill_one(getppid(), SIGUSR1); break;
 			case 5: sigqueue(getppid(), SIGUSR1, (union sigval){.sival_int = i}); break;
 			case 6: fputc(c, stream), fflush(stream); break;
 			case 7:
@@ -510,9 +511,9 @@ void case_heard(void)
 			if (poke(path, i) < 0)
 				_exit(1);
 			if (i == 6 || i == 7 || i == 8)
-				kill(getppid(), SIGUSR1);
+				kill_one(getppid(), SIGUSR1);
 			else if (i == 9)
-				kill(getppid(), SIGUSR2);
+				kill_one(getppid(), SIGUSR2);
 			else if (i >= 2 && i <= 5)
 				(void)!send(sv[0], &c, 1, 0);
 			else
