@@ -251,8 +251,8 @@ __attribute__((constructor)) static void arena_fork_safe(void)
  * there, as with FF_IO_GUARD=0 (ffio-reliability(7)). */
 static int guard_wanted(void)
 {
-	const char *v = ffio_env(FFIO_ENV_GUARD), *pre = getenv("LD_PRELOAD");
-	if (pre && strstr(pre, "/vgpreload_"))
+	const char *v = ffio_env(FFIO_ENV_GUARD);
+	if (ffio_guard_under_valgrind())
 		return 0;
 	return !v || strcmp(v, "0") != 0;
 }

@@ -44,6 +44,11 @@ pid_t ffio_guardian_pid_internal(void);
  * child could not be made; errno unchanged. */
 int ffio_guard_run_child(int (*fn)(void *), char *stack, size_t size, int flags, void *arg);
 
+/* Are we under valgrind (its preloaded core in LD_PRELOAD)?  It runs a
+ * clone(CLONE_VM | CLONE_VFORK) as a fork, with memory of its own, and
+ * refuses any other clone that shares memory. */
+int ffio_guard_under_valgrind(void);
+
 /* ---- shmfile.c: the files of the guarded memory ------------------------- */
 
 /* The two files the guarded memory lives in (records, data): on a tmpfs of
