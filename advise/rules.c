@@ -1,0 +1,673 @@
+/* advise/rules.c -- from merged per-file statistics to an FF_IO_OPTS spec:
+ * files are grouped by what they need and by name (an inferred glob such
+ * as *.nc or out_*.dat, or the literal name), each group's statistics are
+ * printed, and the rules choose its stack, printing a one-line reason for
+ * every choice and the expected reduction in system calls.  The rules are
+ * conservative: a stack is advised only where what was seen shows that it
+ * pays and is safe (see RULES in ffio-advise(1)). */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise.h"
+
+#define KiB 1024.0
+#define MiB (1024.0 * 1024.0)
+#define MIN_CALLS 64              /* fewer requests than this do not matter */
+#define LARGE_REQUEST (256 * 1024) /* a median request this large stays uncached */
+#define PAGE_MIN (64 * 1024)
+#define PAGE_MAX (4 * 1024 * 1024)
+#define RECORDS_PER_PAGE 64       /* a page should hold this many records */
+#define PAGES_MIN 4
+#define PAGES_MAX 64
+#define AHEAD_MAX 8
+#define RANDOM_CACHE_MAX (64 * 1024 * 1024) /* random requests: cached only when the working set fits */
+#define URING_DEPTH 64
+
+enum kind { K_NONE, K_CACHE, K_SIEVE };
+
+/* The statistics of a group of files (or of one file). */
+struct stats {
+	uint64_t calls[2], bytes[2], seq[2], strided[2], random[2], hist[2][ADV_BUCKETS];
+	double seconds[2];
+	struct adv_dir strides[2]; /* only .stride[] used: candidates over the group */
+	int nfiles, max_writers, max_procs;
+	int64_t ws;            /* the working set of the largest file */
+	int ws_from_size;      /* ... taken from its size (else from bytes moved) */
+	int fs_local;          /* 1 all local, 0 one is network/parallel, -1 unknown */
+	char fstype[64];
+};
+
+struct choice {
+	enum kind kind;
+	int uring;
+	int64_t page;
+	int pages, ahead;
+	uint64_t before, after; /* system calls seen, estimated with the stack */
+	char reason[8][256];
+	int nreasons;
+};
+
+void adv_size_str(char *buf, size_t len, double b)
+{
+	if (b >= 1024.0 * MiB)
+		snprintf(buf, len, "%.1f GiB", b / (1024.0 * MiB));
+	else if (b >= MiB)
+		snprintf(buf, len, "%.4g MiB", b / MiB);
+	else if (b >= KiB)
+		snprintf(buf, len, "%.4g KiB", b / KiB);
+	else
+		snprintf(buf, len, "%.0f B", b);
+}
+
+/* "64k", "1m": a page size in the spec's units. */
+static void spec_size(char *buf, size_t len, int64_t v)
+{
+	if (v % (1024 * 1024) == 0)
+		snprintf(buf, len, "%lldm", (long long)(v / (1024 * 1024)));
+	else if (v % 1024 == 0)
+		snprintf(buf, len, "%lldk", (long long)(v / 1024));
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+}
+
+static double bucket_low(int b)
+{
+	return b == 0 ? 0.0 : ldexp(1.0, b - 1);
+}
+
+/* The median request size: the lower bound of the bucket holding it. */
+static double median(const uint64_t *hist)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (int b = 0; b < ADV_BUCKETS; b++)
+		total += hist[b];
+	if (!total)
+		return 0;
+	for (int b = 0; b < ADV_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen * 2 >= total)
+			return bucket_low(b);
+	}
+	return 0;
+}
+
+/* The typical request of direction d: the median bucket, but no less than
+ * its lower bound and no more than the mean when the mean is inside it. */
+static double request_size(const struct stats *s, int d)
+{
+	double med = median(s->hist[d]), mean = s->calls[d] ? (double)s->bytes[d] / (double)s->calls[d] : 0;
+	if (mean > med && mean < 2 * med)
+		return mean;
+	return med;
+}
+
+static int64_t dominant_stride(const struct stats *s, int d)
+{
+	const struct adv_dir *c = &s->strides[d];
+	int best = 0;
+
+	for (int i = 1; i < ADV_STRIDES; i++)
+		if (c->stride[i].weight > c->stride[best].weight)
+			best = i;
+	return c->stride[best].weight ? c->stride[best].stride : 0;
+}
+
+static int64_t pow2_at_least(double v)
+{
+	int64_t p = 1;
+	while ((double)p < v && p < ((int64_t)1 << 40))
+		p <<= 1;
+	return p;
+}
+
+static double share(uint64_t part, uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t t = a + b + c;
+	return t ? (double)part / (double)t : 0;
+}
+
+static void add_file(struct stats *s, const struct adv_file *f)
+{
+	int64_t ws;
+	int from_size = 0;
+
+	for (int d = 0; d < 2; d++) {
+		const struct adv_dir *x = &f->dir[d];
+		s->calls[d] += x->calls;
+		s->bytes[d] += x->bytes;
+		s->seconds[d] += x->seconds;
+		s->seq[d] += x->sequential;
+		s->strided[d] += x->strided;
+		s->random[d] += x->random;
+		for (int b = 0; b < ADV_BUCKETS; b++)
+			s->hist[d][b] += x->hist[b];
+		for (int i = 0; i < ADV_STRIDES; i++) {
+			/* the same bookkeeping as the log's: most weight wins */
+			struct adv_dir *c = &s->strides[d];
+			int k, least = 0;
+			if (!x->stride[i].weight)
+				continue;
+			for (k = 0; k < ADV_STRIDES; k++)
+				if (c->stride[k].weight && c->stride[k].stride == x->stride[i].stride)
+					break;
+			if (k < ADV_STRIDES) {
+				c->stride[k].weight += x->stride[i].weight;
+				continue;
+			}
+			for (k = 0; k < ADV_STRIDES; k++)
+				if (c->stride[k].weight < c->stride[least].weight)
+					least = k;
+			if (c->stride[least].weight < x->stride[i].weight)
+				c->stride[least] = x->stride[i];
+		}
+	}
+	if (f->nwriters > s->max_writers)
+		s->max_writers = f->nwriters;
+	if (f->nreaders > s->max_procs)
+		s->max_procs = f->nreaders;
+	if (f->nwriters > s->max_procs)
+		s->max_procs = f->nwriters;
+	if (f->size > 0) {
+		ws = f->size;
+		from_size = 1;
+	} else {
+		ws = (int64_t)(f->dir[0].bytes > f->dir[1].bytes ? f->dir[0].bytes : f->dir[1].bytes);
+		/* per process, when several moved the same bytes */
+		if (f->nwriters + f->nreaders > 1)
+			ws /= f->nwriters > f->nreaders ? f->nwriters : f->nreaders;
+	}
+	if (ws > s->ws) {
+		s->ws = ws;
+		s->ws_from_size = from_size;
+	}
+	if (s->nfiles == 0) {
+		s->fs_local = f->fs_local;
+		snprintf(s->fstype, sizeof s->fstype, "%s", f->fstype);
+	} else {
+		if (f->fs_local == 0 || (f->fs_local == -1 && s->fs_local == 1))
+			s->fs_local = f->fs_local;
+		if (strcmp(s->fstype, f->fstype) != 0 && !strstr(s->fstype, ", "))
+			snprintf(s->fstype + strlen(s->fstype), sizeof s->fstype - strlen(s->fstype), ", %s",
+				 f->fstype);
+	}
+	s->nfiles++;
+}
+
+__attribute__((format(printf, 2, 3))) static void why(struct choice *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->nreasons >= 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->reason[c->nreasons++], sizeof c->reason[0], fmt, ap);
+	va_end(ap);
+}
+
+static double latency_us(const struct stats *s)
+{
+	uint64_t calls = s->calls[0] + s->calls[1];
+	return calls ? (s->seconds[0] + s->seconds[1]) / (double)calls * 1e6 : 0;
+}
+
+/* Estimated system calls of direction d with the chosen cache. */
+static uint64_t calls_after(const struct stats *s, const struct choice *c, int d, int random_cached)
+{
+	double n = (double)s->calls[d], after;
+	double seqsh = share(s->seq[d], s->seq[d], s->strided[d], s->random[d]);
+	double strsh = share(s->strided[d], s->seq[d], s->strided[d], s->random[d]);
+	double rndsh = share(s->random[d], s->seq[d], s->strided[d], s->random[d]);
+	double stride = fabs((double)dominant_stride(s, d));
+	double page = (double)c->page;
+
+	if (!s->calls[d])
+		return 0;
+	after = ceil((double)s->bytes[d] * seqsh / page);
+	/* strided runs: pages read ahead, or sieved writes, hold page/stride records */
+	if ((d == 0 || c->kind == K_SIEVE) && stride > 0 && stride < page)
+		after += ceil(n * strsh * stride / page);
+	else
+		after += n * strsh;
+	if (random_cached)
+		after += fmin(n * rndsh, ceil((double)s->ws / page) * (d == 0 ? 1 : 1));
+	else
+		after += n * rndsh;
+	if (after < 1)
+		after = 1;
+	return after < n ? (uint64_t)after : s->calls[d];
+}
+
+/* The rules.  Fills c; its reasons say why for every choice. */
+static void decide(const struct stats *s, const struct adv_options *o, struct choice *c)
+{
+	char a[32], b[32], w[32];
+	uint64_t n = s->calls[0] + s->calls[1];
+	int dom = s->calls[1] >= s->calls[0]; /* the direction with more requests */
+	const char *dn = dom ? "writes" : "reads";
+	double r = request_size(s, dom);
+	double ordered = 1.0 - share(s->random[dom], s->seq[dom], s->strided[dom], s->random[dom]);
+	double strsh = share(s->strided[dom], s->seq[dom], s->strided[dom], s->random[dom]);
+	int64_t stride = dominant_stride(s, dom), astride = stride < 0 ? -stride : stride;
+	double lat = latency_us(s);
+	int random_cached = 0;
+
+	memset(c, 0, sizeof *c);
+	c->before = n;
+	c->after = n;
+	adv_size_str(a, sizeof a, r);
+	adv_size_str(w, sizeof w, (double)s->ws);
+	if (n < (uint64_t)MIN_CALLS * (s->nfiles > 1 ? (uint64_t)s->nfiles : 1)) {
+		why(c, "uncached: only %llu requests%s, too few to matter", (unsigned long long)n,
+		    s->nfiles > 1 ? " over these files" : "");
+		return;
+	}
+	if (r >= LARGE_REQUEST) {
+		if (!dom && ordered >= 0.5)
+			why(c, "uncached: read sequentially in large requests (median %s): the kernel's read-ahead "
+			    "serves them, a cache would only add a copy", a);
+		else
+			why(c, "uncached: the %s are large already (median %s): a cache would only add a copy", dn, a);
+		return;
+	}
+	/* the page: many records in one, and several strides */
+	int64_t page = pow2_at_least(RECORDS_PER_PAGE * (r > 1 ? r : 1));
+	if (strsh >= 0.5 && astride > 0 && astride < PAGE_MAX)
+		page = page > pow2_at_least(8.0 * (double)astride) ? page : pow2_at_least(8.0 * (double)astride);
+	if (page < PAGE_MIN)
+		page = PAGE_MIN;
+	if (page > PAGE_MAX)
+		page = PAGE_MAX;
+	if (ordered < 0.5) {
+		/* random: only a working set that fits, written, or read again */
+		adv_size_str(b, sizeof b, RANDOM_CACHE_MAX);
+		if (s->ws > RANDOM_CACHE_MAX) {
+			why(c, "uncached: random %s (%.0f%%) over a working set of %s, more than a cache could hold (%s)",
+			    dn, 100.0 * (1.0 - ordered), w, b);
+			return;
+		}
+		if (!dom && s->bytes[0] < 2 * (uint64_t)(s->ws > 0 ? s->ws : 1)) {
+			why(c, "uncached: random reads (%.0f%%) that do not come back to the same data: a page "
+			    "would read more than was asked", 100.0 * (1.0 - ordered));
+			return;
+		}
+		page = pow2_at_least(16 * (r > 1 ? r : 1));
+		page = page < PAGE_MIN ? PAGE_MIN : page > 1024 * 1024 ? 1024 * 1024 : page;
+		random_cached = 1;
+		spec_size(b, sizeof b, page);
+		why(c, "cache: random small %s (median %s) over a working set of %s that fits in the cache: "
+		    "%s are absorbed and each page goes to the file system once", dn, a, w,
+		    dom ? "rewrites" : "re-reads");
+	} else if (strsh >= 0.5 && astride >= page) {
+		adv_size_str(b, sizeof b, (double)astride);
+		why(c, "uncached: strided %s with a stride of %s: a page would hold one record", dn, b);
+		return;
+	} else {
+		char sp[32];
+		spec_size(sp, sizeof sp, page);
+		if (strsh >= 0.5 && astride) {
+			adv_size_str(b, sizeof b, (double)astride);
+			why(c, "cache: small strided %s (median %s, stride %s): a page of %s holds %lld records",
+			    dn, a, b, sp, (long long)(page / astride));
+		} else {
+			why(c, "cache: small sequential %s (median %s): a page of %s holds %.0f of them", dn, a, sp,
+			    (double)page / (r > 1 ? r : 1));
+		}
+	}
+	c->kind = K_CACHE;
+	c->page = page;
+	int64_t want = (s->ws + page - 1) / page;
+	c->pages = want < PAGES_MIN ? PAGES_MIN : want > PAGES_MAX ? PAGES_MAX : (int)want;
+	if (random_cached && want > c->pages)
+		c->pages = (int)(want > RANDOM_CACHE_MAX / page ? RANDOM_CACHE_MAX / page : want);
+	spec_size(b, sizeof b, page);
+	why(c, "pages: %d of %s for a working set of %s%s", c->pages, b, w,
+	    (int64_t)c->pages * page >= s->ws ? " (all of it)" : " (bounded)");
+	/* read-ahead: only for reads that are sequential or strided */
+	double rordered = 1.0 - share(s->random[0], s->seq[0], s->strided[0], s->random[0]);
+	if (s->calls[0] && rordered >= 0.5 && !random_cached) {
+		c->ahead = c->pages / 4;
+		c->ahead = c->ahead < 1 ? 1 : c->ahead > AHEAD_MAX ? AHEAD_MAX : c->ahead;
+		why(c, "read-ahead: %d pages: reads are %.0f%% sequential or strided", c->ahead, 100.0 * rordered);
+	} else {
+		why(c, "read-ahead: none: %s", s->calls[0] ? "reads are random" : "nothing is read");
+	}
+	/* .sieve: small strided writes with gaps, one writer, no random writes */
+	double wstr = share(s->strided[1], s->seq[1], s->strided[1], s->random[1]);
+	double wrnd = share(s->random[1], s->seq[1], s->strided[1], s->random[1]);
+	int64_t ws_stride = dominant_stride(s, 1);
+	double wr = request_size(s, 1);
+	if (ws_stride < 0)
+		ws_stride = -ws_stride;
+	if (!s->calls[1]) {
+		/* nothing to say about sieving */
+	} else if (wstr < 0.5 || ws_stride <= (int64_t)wr || wrnd > 0.25) {
+		why(c, "no .sieve: the writes leave no regular gaps to fill (%.0f%% strided, %.0f%% random)",
+		    100.0 * wstr, 100.0 * wrnd);
+	} else if (s->max_writers > 1) {
+		why(c, "no .sieve: %d processes write one file: filling the gaps between one process's records "
+		    "would need their lock and read, write-behind alone is safe", s->max_writers);
+	} else if (ws_stride >= page) {
+		why(c, "no .sieve: the stride is a page or more, a page holds one record");
+	} else {
+		c->kind = K_SIEVE;
+		why(c, ".sieve: one process writes strided records (%.0f%%) with gaps: each page goes out as one "
+		    "write, its gaps filled with what the file holds", 100.0 * wstr);
+	}
+	/* uring: only where requests are slow enough for several in flight to pay */
+	if (lat < o->latency_us) {
+		why(c, "no uring: mean request latency %.1f us < %.0f us", lat, o->latency_us);
+	} else if (s->fs_local == 1) {
+		why(c, "no uring: %s is a local file system (mean request latency %.1f us)", s->fstype, lat);
+	} else {
+		c->uring = 1;
+		why(c, "uring:%d below the cache: mean request latency %.1f us on %s: requests in flight overlap",
+		    URING_DEPTH, lat, s->fs_local == 0 ? s->fstype : "an unknown file system");
+	}
+	c->after = calls_after(s, c, 0, random_cached) + calls_after(s, c, 1, random_cached);
+}
+
+/* ---- groups --------------------------------------------------------------- */
+
+struct group {
+	int *files, n;
+	enum kind kind;
+	int uring;
+	char *pattern;   /* NULL: one literal entry per file */
+	int literal;
+};
+
+static const char *extension(const char *base)
+{
+	const char *dot = strrchr(base, '.');
+	return dot && dot != base ? dot : "";
+}
+
+/* A name made safe for a spec entry and a shell's single quotes: white
+ * space, parentheses and quotes become '?', glob characters are escaped. */
+static char *literal(const char *name)
+{
+	size_t n = strlen(name);
+	char *out = malloc(2 * n + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (; *name; name++) {
+		char ch = *name;
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '(' || ch == ')' || ch == '\'' || ch == '\r' ||
+		    ch == '\f' || ch == '\v')
+			*p++ = '?';
+		else if (ch == '*' || ch == '?' || ch == '[' || ch == '\\') {
+			*p++ = '\\';
+			*p++ = ch;
+		} else
+			*p++ = ch;
+	}
+	*p = '\0';
+	return out;
+}
+
+/* Does pattern match no file outside group g (of those with I/O)? */
+static int only_group(const char *pattern, const struct adv_log *log, const int *key, int g_key)
+{
+	for (int i = 0; i < log->nfiles; i++)
+		if (key[i] >= 0 && key[i] != g_key && fnmatch(pattern, log->file[i].base, 0) == 0)
+			return 0;
+	return 1;
+}
+
+static int has_bad_char(const char *s)
+{
+	return strpbrk(s, " \t\n\r\f\v()'*?[\\") != NULL;
+}
+
+/* The glob of group g: "*.ext", "prefix*suffix", or NULL for literal names. */
+static char *infer_glob(const struct adv_log *log, const struct group *g, const int *key, int g_key)
+{
+	const char *first = log->file[g->files[0]].base, *ext = extension(first);
+	size_t pre, suf, len0 = strlen(first);
+	char *pat;
+
+	if (g->n < 2)
+		return NULL;
+	for (int i = 0; i < g->n; i++)
+		if (has_bad_char(log->file[g->files[i]].base))
+			return NULL;
+	if (*ext) {
+		size_t n = strlen(ext) + 2;
+		if (!(pat = malloc(n)))
+			return NULL;
+		snprintf(pat, n, "*%s", ext);
+		if (only_group(pat, log, key, g_key))
+			return pat;
+		free(pat);
+	}
+	/* common prefix and suffix, cut back to the digits that vary */
+	pre = len0;
+	suf = len0;
+	for (int i = 1; i < g->n; i++) {
+		const char *b = log->file[g->files[i]].base;
+		size_t lb = strlen(b), k = 0;
+		while (k < pre && k < lb && b[k] == first[k])
+			k++;
+		pre = k;
+		k = 0;
+		while (k < suf && k < lb && b[lb - 1 - k] == first[len0 - 1 - k])
+			k++;
+		suf = k;
+	}
+	while (pre > 0 && first[pre - 1] >= '0' && first[pre - 1] <= '9')
+		pre--;
+	while (suf > 0 && first[len0 - suf] >= '0' && first[len0 - suf] <= '9')
+		suf--;
+	for (int i = 0; i < g->n; i++) {
+		size_t lb = strlen(log->file[g->files[i]].base);
+		while (pre + suf > lb) {
+			if (suf > 0)
+				suf--;
+			else
+				pre--;
+		}
+	}
+	if (pre + suf == 0)
+		return NULL;
+	if (!(pat = malloc(pre + suf + 2)))
+		return NULL;
+	memcpy(pat, first, pre);
+	pat[pre] = '*';
+	memcpy(pat + pre + 1, first + len0 - suf, suf);
+	pat[pre + 1 + suf] = '\0';
+	if (only_group(pat, log, key, g_key))
+		return pat;
+	free(pat);
+	return NULL;
+}
+
+static void print_stats(FILE *out, const struct stats *s)
+{
+	static const char *const dname[2] = { "read", "write" };
+	uint64_t n = s->calls[0] + s->calls[1];
+	char a[32], b[32];
+
+	adv_size_str(a, sizeof a, (double)s->bytes[0]);
+	adv_size_str(b, sizeof b, (double)s->bytes[1]);
+	fprintf(out, "  requests:    %llu reads (%s), %llu writes (%s): %.0f%% writes\n",
+		(unsigned long long)s->calls[0], a, (unsigned long long)s->calls[1], b,
+		n ? 100.0 * (double)s->calls[1] / (double)n : 0.0);
+	for (int d = 0; d < 2; d++) {
+		if (!s->calls[d])
+			continue;
+		adv_size_str(a, sizeof a, median(s->hist[d]));
+		fprintf(out, "  %-5s sizes: median %s;", dname[d], a);
+		for (int k = 0; k < ADV_BUCKETS; k++) {
+			if (!s->hist[d][k])
+				continue;
+			adv_size_str(a, sizeof a, bucket_low(k));
+			fprintf(out, " %s: %llu", a, (unsigned long long)s->hist[d][k]);
+		}
+		fprintf(out, "\n");
+		int64_t st = dominant_stride(s, d);
+		adv_size_str(a, sizeof a, fabs((double)st));
+		fprintf(out, "  %-5s pattern: %.0f%% sequential, %.0f%% strided%s%s%s%s, %.0f%% random\n", dname[d],
+			100.0 * share(s->seq[d], s->seq[d], s->strided[d], s->random[d]),
+			100.0 * share(s->strided[d], s->seq[d], s->strided[d], s->random[d]),
+			st ? " (stride " : "", st ? (st < 0 ? "-" : "") : "", st ? a : "", st ? ")" : "",
+			100.0 * share(s->random[d], s->seq[d], s->strided[d], s->random[d]));
+	}
+	adv_size_str(a, sizeof a, (double)s->ws);
+	fprintf(out, "  working set: %s (the largest file, %s)\n", a,
+		s->ws_from_size ? "from its size after the run" : "from the bytes moved");
+	fprintf(out, "  processes:   at most %d per file, %d writing%s\n", s->max_procs, s->max_writers,
+		s->max_writers > 1 ? " (written by more than one process)" : "");
+	fprintf(out, "  file system: %s, mean request latency %.1f us\n", s->fstype, latency_us(s));
+}
+
+int adv_advise(const struct adv_log *log, const struct adv_options *o, FILE *out)
+{
+	int *key = calloc((size_t)log->nfiles + 1, sizeof *key);
+	struct group *g = calloc((size_t)log->nfiles + 1, sizeof *g);
+	int ng = 0, nio = 0, rc = 0, nentries = 0;
+	size_t speclen = 0, speccap = 256;
+	char *spec = malloc(speccap);
+
+	if (!key || !g || !spec) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	spec[0] = '\0';
+	/* each file's own verdict, and the groups: same extension, same verdict */
+	for (int i = 0; i < log->nfiles; i++) {
+		const struct adv_file *f = &log->file[i];
+		struct stats s = {0};
+		struct choice c;
+		int k;
+
+		key[i] = -1;
+		if (!f->dir[0].calls && !f->dir[1].calls)
+			continue;
+		nio++;
+		add_file(&s, f);
+		decide(&s, o, &c);
+		for (k = 0; k < ng; k++) {
+			const struct adv_file *h = &log->file[g[k].files[0]];
+			if (g[k].kind == c.kind && g[k].uring == c.uring && strcmp(extension(h->base), extension(f->base)) == 0)
+				break;
+		}
+		if (k == ng) {
+			g[k].kind = c.kind;
+			g[k].uring = c.uring;
+			if (!(g[k].files = calloc((size_t)log->nfiles, sizeof(int)))) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			ng++;
+		}
+		g[k].files[g[k].n++] = i;
+		key[i] = k;
+	}
+	if (!o->quiet)
+		fprintf(out, "%s: %d file%s traced in %d process%s (%d summar%s), %d read or written%s\n", ADV_NAME,
+			log->nfiles, log->nfiles == 1 ? "" : "s", log->nprocs, log->nprocs == 1 ? "" : "es",
+			log->nrecords, log->nrecords == 1 ? "y" : "ies", nio, o->partial ? "; the trace is PARTIAL" : "");
+	if (nio == 0) {
+		fprintf(out, "%s: %s: nothing to advise\n", ADV_NAME,
+			log->nfiles ? "no regular file was read or written through ffio (descriptors 0, 1 and 2 are "
+				      "not traced)"
+				    : "the program opened no regular file");
+		fprintf(out, "FF_IO_OPTS=''\n");
+		goto out;
+	}
+	for (int k = 0; k < ng; k++)
+		g[k].pattern = infer_glob(log, &g[k], key, k);
+	/* literal names first, then prefix globs, then extension globs */
+	for (int pass = 0; pass < 3; pass++)
+		for (int k = 0; k < ng; k++) {
+			struct group *gr = &g[k];
+			int is_pass = !gr->pattern ? 0 : gr->pattern[0] == '*' ? 2 : 1;
+			struct stats s = {0};
+			struct choice c;
+			char stack[128] = "", sp[32];
+
+			if (is_pass != pass)
+				continue;
+			for (int i = 0; i < gr->n; i++)
+				add_file(&s, &log->file[gr->files[i]]);
+			decide(&s, o, &c);
+			/* never more than each file alone was advised */
+			if (c.kind > gr->kind) {
+				why(&c, "but each of these files alone is advised %s: so is the group",
+				    gr->kind == K_NONE ? "uncached" : "no .sieve");
+				c.kind = gr->kind;
+				c.after = c.before;
+			}
+			if (c.uring && !gr->uring) {
+				why(&c, "but not each of these files alone was advised uring: no uring");
+				c.uring = 0;
+			}
+			if (c.kind != K_NONE) {
+				spec_size(sp, sizeof sp, c.page);
+				snprintf(stack, sizeof stack, "cache%s:%s:%d:%d%s", c.kind == K_SIEVE ? ".sieve" : "", sp,
+					 c.pages, c.ahead, c.uring ? ", uring:64" : "");
+			}
+			if (!o->quiet) {
+				fprintf(out, "\ngroup %s: %d file%s", gr->pattern ? gr->pattern : log->file[gr->files[0]].base,
+					gr->n, gr->n > 1 ? "s" : "");
+				for (int i = 0; i < gr->n && i < 4; i++)
+					fprintf(out, "%s%s", i ? ", " : " (", log->file[gr->files[i]].given);
+				fprintf(out, "%s\n", gr->n > 4 ? ", ...)" : ")");
+				print_stats(out, &s);
+				fprintf(out, "  advice:      %s\n", c.kind == K_NONE ? "uncached (no entry)" : stack);
+				for (int i = 0; i < c.nreasons; i++)
+					fprintf(out, "    - %s\n", c.reason[i]);
+				if (c.kind != K_NONE)
+					fprintf(out, "  system calls: %llu -> %llu (%.1fx fewer, estimated)\n",
+						(unsigned long long)c.before, (unsigned long long)c.after,
+						c.after ? (double)c.before / (double)c.after : 0.0);
+			}
+			if (c.kind == K_NONE)
+				continue;
+			for (int i = 0; i < (gr->pattern ? 1 : gr->n); i++) {
+				char *pat = gr->pattern ? strdup(gr->pattern) : literal(log->file[gr->files[i]].base);
+				size_t need;
+				if (!pat) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				need = speclen + strlen(pat) + strlen(stack) + 4;
+				if (need > speccap) {
+					char *ns = realloc(spec, speccap = need * 2);
+					if (!ns) {
+						free(pat);
+						rc = -ENOMEM;
+						goto out;
+					}
+					spec = ns;
+				}
+				speclen += (size_t)snprintf(spec + speclen, speccap - speclen, "%s%s(%s)",
+							    nentries++ ? " " : "", pat, stack);
+				free(pat);
+			}
+		}
+	if (!o->quiet)
+		fprintf(out, "\n");
+	if (nentries == 0)
+		fprintf(out, "%s: no file needs a stack: every file is best left uncached (reasons above)\n", ADV_NAME);
+	fprintf(out, "FF_IO_OPTS='%s'\n", spec);
+out:
+	if (rc == -ENOMEM)
+		fprintf(stderr, "%s: out of memory\n", ADV_NAME);
+	for (int k = 0; k < ng; k++) {
+		free(g[k].files);
+		free(g[k].pattern);
+	}
+	free(g);
+	free(key);
+	free(spec);
+	return rc;
+}
