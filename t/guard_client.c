@@ -323,26 +323,34 @@ static void hand(const int *fds, int closed, int *err)
 		ffio_guardian_close((uint32_t)closed);
 }
 
-/* The guardian of process pid, found by its argv (ffio-guardian PID FD). */
+/* The guardian of process pid, found by its argv (ffio-guardian PID FD)
+ * once it has exec'd, which its start does not wait for: looked for again,
+ * yielding, WAIT_MS at most; 0 if not found. */
 static pid_t find_guardian(pid_t pid)
 {
 	char want[64], path[300];
 	pid_t found = 0;
 	size_t len;
 	int n = snprintf(want, sizeof want, "ffio-guardian%c%d%c", 0, (int)pid, 0);
-	DIR *d = opendir("/proc");
-	struct dirent *e;
+	double end = now() + WAIT_MS / 1e3;
 
-	while (d && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-		const char *cmd = read_all(path, &len);
-		if (len > (size_t)n && memcmp(cmd, want, (size_t)n) == 0)
-			found = atoi(e->d_name);
-	}
-	if (d)
+	do {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		if (!d)
+			bail("opendir /proc");
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] < '1' || e->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+			const char *cmd = read_all(path, &len);
+			if (len > (size_t)n && memcmp(cmd, want, (size_t)n) == 0)
+				found = atoi(e->d_name);
+		}
 		closedir(d);
+		if (!found)
+			sched_yield();
+	} while (!found && now() < end);
 	return found;
 }
 
