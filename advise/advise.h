@@ -76,7 +76,8 @@ struct adv_log {
 };
 
 /* Read one log file, or every regular file under a directory (each file is
- * one process unless its lines carry a "process" member).  Relative paths
+ * one process unless its lines carry a "process" member; a file given
+ * alone without them: each summary one process).  Relative paths
  * in the log are resolved against cwd.  0, or -EINVAL after a message
  * naming FILE:LINE for a malformed line, or another -errno. */
 int adv_log_read(struct adv_log *log, const char *path, const char *cwd);

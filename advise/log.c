@@ -2,8 +2,10 @@
  * one event.summary object per file and process) and merging them into
  * one set of statistics per file: requests, bytes, times, the access
  * pattern and size histogram of each direction, and which processes read
- * and wrote it.  Each log file is one process (FF_IO_LOGFILE with %p)
- * unless its lines carry a "process" member (a log merged by --keep-log).
+ * and wrote it.  Each log file of a directory is one process
+ * (FF_IO_LOGFILE with %p) unless its lines carry a "process" member (a log
+ * merged by --keep-log); in a log file given alone without such members,
+ * every summary counts as a process of its own (the safe side for .sieve).
  * Lines that are ffio's text messages and trace lines are skipped; any
  * other line that is not a summary is an error naming FILE:LINE. */
 #include "config.h"
@@ -34,6 +36,7 @@ struct pending {
 	char *path; /* resolved */
 	char *given;
 	int proc, position;
+	int from;   /* whose stack it is: the process when named, else the log file */
 	uint64_t opens;
 	struct adv_dir dir[2];
 };
@@ -48,6 +51,7 @@ struct reader {
 	char **procs; /* "process" values seen, their index is the process */
 	int nprocs_named;
 	int file_proc; /* the process of this log file's lines without one */
+	int per_record; /* a log file given alone: each summary its own process */
 };
 
 static int bad(struct reader *r, const char *fmt, const char *what)
@@ -291,9 +295,17 @@ static int one_line(struct reader *r, char *line)
 		goto out;
 	}
 	p.position = (int)pos->u;
-	p.proc = r->file_proc;
-	if ((proc = adv_json_get(&v, "process")) && (rc = proc_named(r, proc, &p.proc)))
-		goto out;
+	p.proc = p.from = r->file_proc;
+	if ((proc = adv_json_get(&v, "process"))) {
+		if ((rc = proc_named(r, proc, &p.proc)))
+			goto out;
+		p.from = p.proc;
+	} else if (r->per_record) {
+		/* which process wrote it is unknown: count it as another one,
+		 * the safe side for .sieve (after the one the file stands for) */
+		if (r->np)
+			p.proc = r->log->nprocs++;
+	}
 	if ((rc = read_ops(r, adv_json_get(&v, "ops"), &p)) ||
 	    (rc = read_pattern(r, adv_json_get(&v, "read"), "read", &p.dir[0])) ||
 	    (rc = read_pattern(r, adv_json_get(&v, "write"), "write", &p.dir[1])))
@@ -412,12 +424,12 @@ static int cmp_pending(const void *a, const void *b)
 	int c = strcmp(x->path, y->path);
 	if (c)
 		return c;
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
 	return x->position - y->position;
 }
 
-/* Keep, of each (path, process), the records of the topmost event layer
+/* Keep, of each (path, stack: process or log file), the records of the topmost event layer
  * (what the application asked for), and merge them. */
 static int flush_pending(struct reader *r)
 {
@@ -429,7 +441,7 @@ static int flush_pending(struct reader *r)
 		struct pending *q = &r->p[i];
 		int j = i;
 		/* the first record of the run has the lowest position */
-		while (j > 0 && strcmp(r->p[j - 1].path, q->path) == 0 && r->p[j - 1].proc == q->proc)
+		while (j > 0 && strcmp(r->p[j - 1].path, q->path) == 0 && r->p[j - 1].from == q->from)
 			j--;
 		if (r->p[j].position == q->position)
 			rc = merge(r->log, q);
@@ -553,6 +565,7 @@ static int read_any(struct reader *r, const char *path, int depth)
 		}
 		return 0;
 	}
+	r->per_record = depth == 0;
 	return read_file(r, path);
 }
 

@@ -197,8 +197,8 @@ int main(int argc, char **argv)
 				say_failed(prog[0], status, "");
 			else if (bad_rank >= 0) {
 				char who[32];
-				snprintf(who, sizeof who, "rank %d: ", bad_rank);
-				say_failed(prog[0], bad_status, who);
+				snprintf(who, sizeof who, "rank %d's ", bad_rank);
+				say_failed("program", bad_status, who);
 			} else {
 				fprintf(stderr, "%s: %d ranks did not finish", ADV_NAME, missing);
 			}

@@ -178,7 +178,18 @@ static void add_file(struct stats *s, const struct adv_file *f)
 		ws = f->size;
 		from_size = 1;
 	} else {
-		ws = (int64_t)(f->dir[0].bytes > f->dir[1].bytes ? f->dir[0].bytes : f->dir[1].bytes);
+		/* the bytes moved, or the span of the strided runs when larger */
+		ws = 0;
+		for (int d = 0; d < 2; d++) {
+			const struct adv_dir *x = &f->dir[d];
+			double span = 0;
+			for (int i = 0; i < ADV_STRIDES; i++)
+				span += (double)x->stride[i].weight * fabs((double)x->stride[i].stride);
+			if ((double)x->bytes > span)
+				span = (double)x->bytes;
+			if (span > (double)ws)
+				ws = span > 9e18 ? INT64_MAX : (int64_t)span;
+		}
 		/* per process, when several moved the same bytes */
 		if (f->nwriters + f->nreaders > 1)
 			ws /= f->nwriters > f->nreaders ? f->nwriters : f->nreaders;
@@ -625,10 +636,13 @@ int adv_advise(const struct adv_log *log, const struct adv_options *o, FILE *out
 				fprintf(out, "  advice:      %s\n", c.kind == K_NONE ? "uncached (no entry)" : stack);
 				for (int i = 0; i < c.nreasons; i++)
 					fprintf(out, "    - %s\n", c.reason[i]);
-				if (c.kind != K_NONE)
+				if (c.kind != K_NONE && c.after < c.before)
 					fprintf(out, "  system calls: %llu -> %llu (%.1fx fewer, estimated)\n",
 						(unsigned long long)c.before, (unsigned long long)c.after,
 						c.after ? (double)c.before / (double)c.after : 0.0);
+				else if (c.kind != K_NONE)
+					fprintf(out, "  system calls: %llu -> about as many (the gain is write-behind, "
+						"not fewer calls)\n", (unsigned long long)c.before);
 			}
 			if (c.kind == K_NONE)
 				continue;

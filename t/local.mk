@@ -20,3 +20,4 @@ include t/share.mk
 include t/guard.mk
 include t/crash.mk
 include t/pnetcdf.mk
+include t/advise.mk

@@ -1,0 +1,116 @@
+#!/bin/sh
+# t/advise_rules.sh -- ffio-advise on synthetic JSON event logs, one per
+# access pattern, checked against the exact spec the rules give: large
+# sequential reads stay uncached; small strided writes by one process get
+# cache.sieve, by two processes a plain cache (never .sieve); random small
+# writes never get .sieve; uring only for a high measured latency off a
+# local file system; globs *.nc and out_*.dat; a log merged by --keep-log
+# keeps its processes apart; malformed lines give FILE:LINE and exit 1.
+. "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
+ADV=$top_builddir/ffio-advise
+[ -x "$ADV" ] || skip_all "ffio-advise not built"
+d=$scratch
+nodir=$d/not-made  # paths under it have no file system: latency alone decides
+
+# summ DIRECTION PATH CALLS BYTES SECONDS SEQ STRIDED STRIDE RANDOM BUCKET:
+# one event.summary line as the event layer writes it.
+summ() {
+	printf '{"event":"event[0] of * (above sys)","layer":"event","position":0,"path":"%s","units":"bytes","ops":{"open":{"calls":1,"errors":0,"bytes":0,"seconds":0.000010000},"%s":{"calls":%s,"errors":0,"bytes":%s,"seconds":%s},"close":{"calls":1,"errors":0,"bytes":0,"seconds":0.000001000}},"%s":{"sequential":%s,"strided":%s,"stride":%s,"random":%s,"sizes":{"%s":%s}}}\n' \
+		"$2" "$1" "$3" "$4" "$5" "$1" "$6" "$7" "$8" "$9" "${10}" "$3"
+}
+# advise LOG: the last line of ffio-advise --from LOG (its status in $st)
+advise() {
+	"$ADV" --from "$@" >"$d/out" 2>"$d/err"
+	st=$?
+	tail -n 1 "$d/out"
+}
+
+# -- large sequential reads: uncached
+summ read "$d/big.dat" 1000 1048576000 0.5 1000 0 0 0 1048576 >"$d/l1.json"
+is "$(advise "$d/l1.json")" "FF_IO_OPTS=''" "sequential 1 MiB reads: nothing advised"
+grep -q 'uncached: read sequentially in large requests' "$d/out"; ok $? "... and the reason is printed"
+grep -q 'no file needs a stack' "$d/out"; ok $? "... with a message before the empty spec"
+
+# -- small strided writes, one process: cache.sieve
+summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64 >"$d/l2.json"
+is "$(advise "$d/l2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "strided 64 B writes, one writer: cache.sieve"
+grep -q '^    - \.sieve: one process writes strided records' "$d/out"; ok $? "... with the reason for .sieve"
+grep -q 'system calls: 10000 -> 40 (250.0x fewer, estimated)' "$d/out"; ok $? "... and the expected calls (10000 -> 40: 256 B strides in 64 KiB pages)"
+
+# -- the same by two processes (one log each): plain cache, no sieve
+mkdir "$d/two"
+summ write "$d/x.dat" 5000 320000 0.005 0 5000 256 0 64 >"$d/two/ev.101.json"
+summ write "$d/x.dat" 5000 320000 0.005 0 5000 256 0 64 >"$d/two/ev.102.json"
+is "$(advise "$d/two")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "the same by two writer processes: plain cache"
+grep -q 'no .sieve: 2 processes write one file' "$d/out"; ok $? "... saying why there is no .sieve"
+# a log merged by --keep-log keeps the two processes apart
+"$ADV" -q --from "$d/two" --keep-log "$d/merged.json" >/dev/null 2>&1
+is "$(advise "$d/merged.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "the merged log (--keep-log) still shows two writers"
+# one log file with both records and no process names: taken as two processes
+cat "$d/two/ev.101.json" "$d/two/ev.102.json" >"$d/one.json"
+is "$(advise "$d/one.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "one log of unknown processes: never .sieve"
+
+# -- random small writes: never sieve
+summ write "$d/r.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l3.json"
+is "$(advise "$d/l3.json")" "FF_IO_OPTS='r.dat(cache:64k:625:0)'" "random 4 KiB writes over 39 MiB: plain cache, no sieve"
+summ write "$d/r.dat" 100000 409600000 0.2 0 0 0 100000 4096 >"$d/l4.json"
+is "$(advise "$d/l4.json")" "FF_IO_OPTS=''" "random 4 KiB writes over 390 MiB: uncached"
+grep -q 'uncached: random writes (100%) over a working set of 390.6 MiB' "$d/out"; ok $? "... saying so"
+summ read "$d/q.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l5.json"
+is "$(advise "$d/l5.json")" "FF_IO_OPTS=''" "random 4 KiB reads read once: uncached"
+
+# -- uring only for a high latency, not on a local file system
+summ read "$nodir/h.dat" 10000 40960000 2.0 10000 0 0 0 4096 >"$d/l6.json"
+is "$(advise "$d/l6.json")" "FF_IO_OPTS='h.dat(cache:256k:64:8, uring:64)'" "sequential 4 KiB reads at 200 us: cache and uring"
+summ read "$nodir/h.dat" 10000 40960000 0.02 10000 0 0 0 4096 >"$d/l7.json"
+is "$(advise "$d/l7.json")" "FF_IO_OPTS='h.dat(cache:256k:64:8)'" "the same at 2 us: no uring"
+grep -q 'no uring: mean request latency 2.0 us < 100 us' "$d/out"; ok $? "... saying why"
+summ read "$d/h.dat" 10000 40960000 2.0 10000 0 0 0 4096 >"$d/l8.json"
+is "$(advise "$d/l8.json")" "FF_IO_OPTS='h.dat(cache:256k:64:8)'" "200 us on the local file system of $d: no uring"
+"$ADV" --latency 1000 --from "$d/l6.json" | tail -n 1 >"$d/o"
+is "$(cat "$d/o")" "FF_IO_OPTS='h.dat(cache:256k:64:8)'" "--latency 1000: 200 us is not enough"
+
+# -- globs: *.nc, out_*.dat beside an uncached in.dat
+for f in a b c; do summ write "$d/$f.nc" 10000 640000 0.01 0 10000 256 0 64; done >"$d/l9.json"
+is "$(advise "$d/l9.json")" "FF_IO_OPTS='*.nc(cache.sieve:64k:40:0)'" "three netCDF files alike: *.nc"
+grep -q '^group \*\.nc: 3 files' "$d/out"; ok $? "... reported as one group"
+{
+	for f in 1 2 17; do summ write "$d/out_$f.dat" 20000 2621440 0.02 20000 0 0 0 128; done
+	summ read "$d/in.dat" 1000 1048576000 0.5 1000 0 0 0 1048576
+} >"$d/l10.json"
+is "$(advise "$d/l10.json")" "FF_IO_OPTS='out_*.dat(cache:64k:40:0)'" "out_1, out_2, out_17.dat beside an uncached in.dat: out_*.dat"
+summ write "$d/lone.tmp" 20000 2621440 0.02 20000 0 0 0 128 >"$d/l11.json"
+is "$(advise "$d/l11.json")" "FF_IO_OPTS='lone.tmp(cache:64k:40:0)'" "a file alone: its literal name"
+# relative paths resolve against --cwd (or the current directory)
+summ write "rel.tmp" 20000 2621440 0.02 20000 0 0 0 128 >"$d/l12.json"
+advise "$d/l12.json" --cwd "$d" >/dev/null
+grep -q "^group rel.tmp: 1 file (rel.tmp)" "$d/out"; ok $? "a relative path is kept as the program gave it"
+
+# -- few calls: uncached
+summ write "$d/few.dat" 10 640 0.0001 0 10 256 0 64 >"$d/l13.json"
+is "$(advise "$d/l13.json")" "FF_IO_OPTS=''" "10 requests: nothing advised"
+
+# -- trace lines and text messages are skipped; topmost event layer wins
+{
+	echo 'ffio: a text message of the library'
+	echo '{"trace":"event[0] of * (above sys)","op":"write","offset":0,"size":64,"result":64,"seconds":0.000001}'
+	summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64 | sed 's/"position":0/"position":2/; s/"sizes":{"64"/"sizes":{"65536"/'
+	summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64
+} >"$d/l14.json"
+is "$(advise "$d/l14.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "text, trace and a lower event layer's lines do not count"
+
+# -- malformed logs: FILE:LINE, exit 1, no advice
+{ summ write "$d/x.dat" 10 640 0.0001 0 10 256 0 64; echo '{"event":"e","layer":"event","path":"x","position":0,"ops":{'; } >"$d/bad1.json"
+advise "$d/bad1.json" >/dev/null; is "$st" 1 "a truncated line: exit 1"
+is "$(cat "$d/out")" "" "... and nothing on standard output"
+grep -q "^ffio-advise: $d/bad1.json:2: malformed JSON: column" "$d/err"; ok $? "... the message names the file and line"
+printf 'hello\n' >"$d/bad2.json"
+advise "$d/bad2.json" >/dev/null; is "$st" 1 "a line that is no JSON: exit 1"
+grep -q "bad2.json:1: not a line of an ffio event log" "$d/err"; ok $? "... said so"
+summ write "$d/x.dat" 10 640 0.0001 0 10 256 0 64 | sed 's/"sizes":{"64"/"sizes":{"65"/' >"$d/bad3.json"
+advise "$d/bad3.json" >/dev/null; is "$st" 1 "a size bucket that is no power of two: exit 1"
+grep -q 'bad3.json:1: not an ffio event summary: size bucket "65"' "$d/err"; ok $? "... said so"
+summ write "$d/x.dat" 10 640 0.0001 0 10 256 0 64 | sed 's/"calls":10,/"calls":-10,/' >"$d/bad4.json"
+advise "$d/bad4.json" >/dev/null; is "$st" 1 "a negative count: exit 1"
+advise "$d/nonexistent.json" >/dev/null; is "$st" 1 "a log that does not exist: exit 1"
+done_testing
