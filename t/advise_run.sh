@@ -6,7 +6,8 @@
 # process and a plain cache by two; LD_PRELOAD is kept behind libffio;
 # --keep-log gives the same advice later; under MPI (the launcher's
 # variables set by hand) rank 0 merges the ranks' logs once their markers
-# are there, and names the ranks whose marker is missing or stale.
+# are there, and names the ranks whose marker is missing or stale; and
+# once under MPICH's launcher itself.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 ADV=$top_builddir/ffio-advise
 W=$top_builddir/t/advise_writer
@@ -85,4 +86,15 @@ is $st 4 "a failing rank 1 exits with its program's status"
 PMI_RANK=0 PMI_SIZE=2 "$ADV" --mpi-dir mpi -- "$W" out_0.dat 64 256 5000 1 >out0 2>err0; st=$?
 is $st 4 "rank 0 passes rank 1's failure on"
 grep -q "rank 1's program exited with status 4: nothing advised" err0; ok $? "... and says so"
+# -- MPICH's launcher itself (rank from PMI_RANK), a program without MPI
+if [ -n "$MPIEXEC" ] && command -v "$MPIEXEC" >/dev/null 2>&1; then
+	rm -rf mpi
+	timeout 120 $MPIEXEC -n 2 "$ADV" -l 1e9 --mpi-dir mpi -- sh -c 'exec "$0" real_$PMI_RANK.dat 64 256 5000 1' "$W" \
+		</dev/null >out 2>err; st=$?
+	is "$st.$(tail -n 1 out)" "0.FF_IO_OPTS='*.dat(cache.sieve:64k:20:0)'" "$MPIEXEC -n 2 ffio-advise: rank 0 advises for both ranks"
+	is "$(grep -c FF_IO_OPTS out)" 1 "... and only rank 0 prints"
+else
+	n=$((n + 1)); echo "ok $n # SKIP MPICH's launcher not configured"
+	n=$((n + 1)); echo "ok $n # SKIP MPICH's launcher not configured"
+fi
 done_testing
