@@ -9,3 +9,4 @@ dist_man_MANS += man/ffio-netcdf.7
 dist_man_MANS += man/ffio-cache.7
 dist_man_MANS += man/ffio-reliability.7
 dist_man_MANS += man/ffio_ext.3
+dist_man_MANS += man/ffio-advise.1
