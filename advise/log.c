@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,10 +55,14 @@ struct reader {
 	int per_record; /* a log file given alone: each summary its own process */
 };
 
-static int bad(struct reader *r, const char *fmt, const char *what)
+__attribute__((format(printf, 2, 3))) static int bad(struct reader *r, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "%s: %s:%ld: ", ADV_NAME, r->name, r->line);
-	fprintf(stderr, fmt, what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 	return -EINVAL;
 }
