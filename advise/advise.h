@@ -64,6 +64,8 @@ struct adv_file {
 	int64_t size;     /* after the run (stat), -1 when unknown */
 	char fstype[32];  /* "ext4", "nfs", ... or "unknown" */
 	int fs_local;     /* 1 local, 0 network/parallel, -1 unknown */
+	int pseudo;       /* on /proc, /sys and the like: contents made by the kernel */
+	int shared_rw;    /* read by a process that did not write it while another wrote */
 };
 
 struct adv_log {

@@ -607,6 +607,10 @@ static const struct {
 	{0x65735546, "fuse", 0},      {0x19830326, "beegfs", 0},   {0x00C36400, "ceph", 0},
 	{0x20030528, "pvfs2", 0},     {0x01021997, "9p", 0},       {0x013111A8, "ibrix", 0},
 	{0x6B414653, "afs", 0},       {0x5346414F, "openafs", 0},  {0xaad7aaea, "panfs", 0},
+	/* made by the kernel: never cached (local 2) */
+	{0x9fa0, "proc", 2},          {0x62656572, "sysfs", 2},    {0x27e0eb, "cgroup", 2},
+	{0x63677270, "cgroup2", 2},   {0x64626720, "debugfs", 2},  {0x1cd1, "devpts", 2},
+	{0x73636673, "securityfs", 2}, {0xcafe4a11, "bpf", 2},     {0x74726163, "tracefs", 2},
 };
 
 void adv_log_stat(struct adv_log *log)
@@ -617,6 +621,15 @@ void adv_log_stat(struct adv_log *log)
 		struct statfs sf;
 		int have;
 
+		/* the writers and the other readers of one file */
+		for (int r = 0; r < f->nreaders && !f->shared_rw; r++) {
+			int wrote = 0;
+			for (int w = 0; w < f->nwriters; w++)
+				wrote |= f->writers[w] == f->readers[r];
+			f->shared_rw = !wrote && f->nwriters > 0;
+		}
+		if (strncmp(f->path, "/proc/", 6) == 0 || strncmp(f->path, "/sys/", 5) == 0)
+			f->pseudo = 1;
 		if (stat(f->path, &st) == 0 && S_ISREG(st.st_mode))
 			f->size = (int64_t)st.st_size;
 		have = statfs(f->path, &sf) == 0;
@@ -635,7 +648,8 @@ void adv_log_stat(struct adv_log *log)
 		for (size_t k = 0; k < sizeof fs_types / sizeof fs_types[0]; k++)
 			if ((unsigned long)sf.f_type == fs_types[k].magic) {
 				snprintf(f->fstype, sizeof f->fstype, "%s", fs_types[k].name);
-				f->fs_local = fs_types[k].local;
+				f->fs_local = fs_types[k].local == 2 ? 1 : fs_types[k].local;
+				f->pseudo |= fs_types[k].local == 2;
 			}
 	}
 }

@@ -40,6 +40,8 @@ struct stats {
 	int64_t ws;            /* the working set of the largest file */
 	int ws_from_size;      /* ... taken from its size (else from bytes moved) */
 	int fs_local;          /* 1 all local, 0 one is network/parallel, -1 unknown */
+	int pseudo;            /* one is on /proc, /sys, ... */
+	int shared_rw;         /* one is read by a process while another writes it */
 	char fstype[64];
 };
 
@@ -49,7 +51,7 @@ struct choice {
 	int64_t page;
 	int pages, ahead;
 	uint64_t before, after; /* system calls seen, estimated with the stack */
-	char reason[8][256];
+	char reason[10][256];
 	int nreasons;
 };
 
@@ -198,6 +200,8 @@ static void add_file(struct stats *s, const struct adv_file *f)
 		s->ws = ws;
 		s->ws_from_size = from_size;
 	}
+	s->pseudo |= f->pseudo;
+	s->shared_rw |= f->shared_rw;
 	if (s->nfiles == 0) {
 		s->fs_local = f->fs_local;
 		snprintf(s->fstype, sizeof s->fstype, "%s", f->fstype);
@@ -215,7 +219,7 @@ __attribute__((format(printf, 2, 3))) static void why(struct choice *c, const ch
 {
 	va_list ap;
 
-	if (c->nreasons >= 8)
+	if (c->nreasons >= 10)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(c->reason[c->nreasons++], sizeof c->reason[0], fmt, ap);
@@ -247,7 +251,7 @@ static uint64_t calls_after(const struct stats *s, const struct choice *c, int d
 	else
 		after += n * strsh;
 	if (random_cached)
-		after += fmin(n * rndsh, ceil((double)s->ws / page) * (d == 0 ? 1 : 1));
+		after += fmin(n * rndsh, ceil((double)s->ws / page));
 	else
 		after += n * rndsh;
 	if (after < 1)
@@ -274,6 +278,10 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 	c->after = n;
 	adv_size_str(a, sizeof a, r);
 	adv_size_str(w, sizeof w, (double)s->ws);
+	if (s->pseudo) {
+		why(c, "uncached: on %s, whose contents the kernel makes as they are read", s->fstype);
+		return;
+	}
 	if (n < (uint64_t)MIN_CALLS * (s->nfiles > 1 ? (uint64_t)s->nfiles : 1)) {
 		why(c, "uncached: only %llu requests%s, too few to matter", (unsigned long long)n,
 		    s->nfiles > 1 ? " over these files" : "");
@@ -381,6 +389,9 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 		why(c, "uring:%d below the cache: mean request latency %.1f us on %s: requests in flight overlap",
 		    URING_DEPTH, lat, s->fs_local == 0 ? s->fstype : "an unknown file system");
 	}
+	if (s->shared_rw)
+		why(c, "note: a process reads what another writes: it sees the other's cached writes after "
+		    "their flush points (fsync, close, MPI's sync and barriers), not at once");
 	c->after = calls_after(s, c, 0, random_cached) + calls_after(s, c, 1, random_cached);
 }
 

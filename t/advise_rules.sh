@@ -5,7 +5,9 @@
 # cache.sieve, by two processes a plain cache (never .sieve); random small
 # writes never get .sieve; uring only for a high measured latency off a
 # local file system; globs *.nc and out_*.dat; a log merged by --keep-log
-# keeps its processes apart; malformed lines give FILE:LINE and exit 1.
+# keeps its processes apart; /proc files stay uncached; a file one
+# process reads while another writes gets a note; malformed lines give
+# FILE:LINE and exit 1.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 ADV=$top_builddir/ffio-advise
 [ -x "$ADV" ] || skip_all "ffio-advise not built"
@@ -89,6 +91,16 @@ grep -q "^group rel.tmp: 1 file (rel.tmp)" "$d/out"; ok $? "a relative path is k
 # -- few calls: uncached
 summ write "$d/few.dat" 10 640 0.0001 0 10 256 0 64 >"$d/l13.json"
 is "$(advise "$d/l13.json")" "FF_IO_OPTS=''" "10 requests: nothing advised"
+
+# -- files the kernel makes: never cached
+summ read "/proc/advise-test/stat" 10000 4096 0.01 10000 0 0 0 4096 >"$d/l15.json"
+is "$(advise "$d/l15.json")" "FF_IO_OPTS=''" "small sequential reads of a /proc file: uncached"
+# -- one process reads what another writes: advised, with a note
+mkdir "$d/rw"
+summ write "$d/pipe.dat" 20000 2560000 0.02 20000 0 0 0 128 >"$d/rw/ev.201.json"
+summ read "$d/pipe.dat" 20000 2560000 0.02 20000 0 0 0 128 >"$d/rw/ev.202.json"
+is "$(advise "$d/rw")" "FF_IO_OPTS='pipe.dat(cache:64k:40:8)'" "one process writes, another reads: cache"
+grep -q 'note: a process reads what another writes' "$d/out"; ok $? "... with a note on when the reader sees the writes"
 
 # -- trace lines and text messages are skipped; topmost event layer wins
 {
