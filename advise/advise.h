@@ -62,6 +62,7 @@ struct adv_file {
 	int *writers, nwriters; /* distinct processes that wrote */
 	int *readers, nreaders; /* distinct processes that read */
 	int64_t size;     /* after the run (stat), -1 when unknown */
+	int64_t span;     /* the most one summary moved or strode over (bytes) */
 	char fstype[32];  /* "ext4", "nfs", ... or "unknown" */
 	int fs_local;     /* 1 local, 0 network/parallel, -1 unknown */
 	int pseudo;       /* on /proc, /sys and the like: contents made by the kernel */

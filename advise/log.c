@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +415,16 @@ static int merge(struct adv_log *log, const struct pending *p)
 			stride_add(t, s->stride[i].stride, s->stride[i].weight);
 		for (int b = 0; b < ADV_BUCKETS; b++)
 			t->hist[b] += s->hist[b];
+	}
+	/* one summary's extent: its bytes, or its strided run's span */
+	for (int d = 0; d < 2; d++) {
+		const struct adv_dir *s = &p->dir[d];
+		double span = (double)s->bytes;
+		for (int i = 0; i < ADV_STRIDES; i++)
+			if ((double)s->stride[i].weight * fabs((double)s->stride[i].stride) > span)
+				span = (double)s->stride[i].weight * fabs((double)s->stride[i].stride);
+		if (span > (double)f->span)
+			f->span = span > 9e18 ? INT64_MAX : (int64_t)span;
 	}
 	if (p->dir[1].calls)
 		rc = add_proc(&f->writers, &f->nwriters, p->proc);

@@ -180,21 +180,8 @@ static void add_file(struct stats *s, const struct adv_file *f)
 		ws = f->size;
 		from_size = 1;
 	} else {
-		/* the bytes moved, or the span of the strided runs when larger */
-		ws = 0;
-		for (int d = 0; d < 2; d++) {
-			const struct adv_dir *x = &f->dir[d];
-			double span = 0;
-			for (int i = 0; i < ADV_STRIDES; i++)
-				span += (double)x->stride[i].weight * fabs((double)x->stride[i].stride);
-			if ((double)x->bytes > span)
-				span = (double)x->bytes;
-			if (span > (double)ws)
-				ws = span > 9e18 ? INT64_MAX : (int64_t)span;
-		}
-		/* per process, when several moved the same bytes */
-		if (f->nwriters + f->nreaders > 1)
-			ws /= f->nwriters > f->nreaders ? f->nwriters : f->nreaders;
+		/* the most one process moved or strode over in one summary */
+		ws = f->span;
 	}
 	if (ws > s->ws) {
 		s->ws = ws;
@@ -544,7 +531,7 @@ static void print_stats(FILE *out, const struct stats *s)
 	}
 	adv_size_str(a, sizeof a, (double)s->ws);
 	fprintf(out, "  working set: %s (the largest file, %s)\n", a,
-		s->ws_from_size ? "from its size after the run" : "from the bytes moved");
+		s->ws_from_size ? "from its size after the run" : "from the bytes one open moved");
 	fprintf(out, "  processes:   at most %d per file, %d writing%s\n", s->max_procs, s->max_writers,
 		s->max_writers > 1 ? " (written by more than one process)" : "");
 	fprintf(out, "  file system: %s, mean request latency %.1f us\n", s->fstype, latency_us(s));
