@@ -39,6 +39,7 @@ struct pending {
 	char *given;
 	int proc, position;
 	int from;   /* whose stack it is: the process when named, else the log file */
+	char *line; /* for --keep-log: the line, with its process named */
 	uint64_t opens;
 	struct adv_dir dir[2];
 };
@@ -322,6 +323,17 @@ static int one_line(struct reader *r, char *line)
 		rc = -ENOMEM;
 		goto out;
 	}
+	if (r->log->keep) {
+		size_t n = strlen(line) + strlen(r->name) + 64;
+		if (!(p.line = malloc(n))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (proc)
+			snprintf(p.line, n, "%s", line);
+		else
+			snprintf(p.line, n, "{\"process\":\"%s#%d\",%s", r->name, p.proc, line + 1);
+	}
 	if (r->np == r->cap) {
 		int nc = r->cap ? r->cap * 2 : 64;
 		struct pending *np = adv_xrealloc(r->p, (size_t)nc, sizeof *np);
@@ -333,16 +345,11 @@ static int one_line(struct reader *r, char *line)
 		r->cap = nc;
 	}
 	r->p[r->np++] = p;
-	p.path = p.given = NULL;
-	if (r->log->keep) {
-		if (proc)
-			fprintf(r->log->keep, "%s\n", line);
-		else
-			fprintf(r->log->keep, "{\"process\":\"%s#%d\",%s\n", r->name, r->file_proc, line + 1);
-	}
+	p.path = p.given = p.line = NULL;
 out:
 	free(p.path);
 	free(p.given);
+	free(p.line);
 	adv_json_free(&v);
 	return rc;
 }
@@ -459,12 +466,16 @@ static int flush_pending(struct reader *r)
 		/* the first record of the run has the lowest position */
 		while (j > 0 && strcmp(r->p[j - 1].path, q->path) == 0 && r->p[j - 1].from == q->from)
 			j--;
-		if (r->p[j].position == q->position)
-			rc = merge(r->log, q);
+		if (r->p[j].position != q->position)
+			continue;
+		rc = merge(r->log, q);
+		if (!rc && q->line && fprintf(r->log->keep, "%s\n", q->line) < 0)
+			rc = -EIO;
 	}
 	for (int i = 0; i < r->np; i++) {
 		free(r->p[i].path);
 		free(r->p[i].given);
+		free(r->p[i].line);
 	}
 	r->np = 0;
 	return rc;
@@ -595,6 +606,7 @@ int adv_log_read(struct adv_log *log, const char *path, const char *cwd)
 	for (int i = 0; i < r.np; i++) {
 		free(r.p[i].path);
 		free(r.p[i].given);
+		free(r.p[i].line);
 	}
 	free(r.p);
 	for (int i = 0; i < r.nprocs_named; i++)

@@ -51,6 +51,8 @@ is "$(advise "$d/merged.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "the merged
 # one log file with both records and no process names: taken as two processes
 cat "$d/two/ev.101.json" "$d/two/ev.102.json" >"$d/one.json"
 is "$(advise "$d/one.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "one log of unknown processes: never .sieve"
+"$ADV" -q --from "$d/one.json" --keep-log "$d/merged1.json" >/dev/null 2>&1
+is "$(advise "$d/merged1.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "... nor once merged by --keep-log"
 
 # -- random small writes: never sieve
 summ write "$d/r.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l3.json"
@@ -110,6 +112,9 @@ grep -q 'note: a process reads what another writes' "$d/out"; ok $? "... with a 
 	summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64
 } >"$d/l14.json"
 is "$(advise "$d/l14.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "text, trace and a lower event layer's lines do not count"
+"$ADV" -q --from "$d/l14.json" --keep-log "$d/merged2.json" >/dev/null 2>&1
+is "$(wc -l <"$d/merged2.json" | tr -d ' ')" 1 "--keep-log keeps only the summary used"
+is "$(advise "$d/merged2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "... which gives the same advice"
 
 # -- malformed logs: FILE:LINE, exit 1, no advice
 { summ write "$d/x.dat" 10 640 0.0001 0 10 256 0 64; echo '{"event":"e","layer":"event","path":"x","position":0,"ops":{'; } >"$d/bad1.json"
