@@ -1,7 +1,8 @@
 #!/bin/sh
 # t/advise_rules.sh -- ffio-advise on synthetic JSON event logs, one per
 # access pattern, checked against the exact spec the rules give: large
-# sequential reads stay uncached; small strided writes by one process get
+# sequential reads stay uncached, 64 KiB requests too unless they wait
+# for a slow file system; small strided writes by one process get
 # cache.sieve, by two processes a plain cache (never .sieve); random small
 # writes never get .sieve; uring only for a high measured latency off a
 # local file system; globs *.nc and out_*.dat; a log merged by --keep-log
@@ -32,6 +33,13 @@ summ read "$d/big.dat" 1000 1048576000 0.5 1000 0 0 0 1048576 >"$d/l1.json"
 is "$(advise "$d/l1.json")" "FF_IO_OPTS=''" "sequential 1 MiB reads: nothing advised"
 grep -q 'uncached: read sequentially in large requests' "$d/out"; ok $? "... and the reason is printed"
 grep -q 'no file needs a stack' "$d/out"; ok $? "... with a message before the empty spec"
+
+# -- 64 KiB requests: uncached on a local disk, gathered where they wait
+summ write "$d/mid.dat" 10000 655360000 0.05 10000 0 0 0 65536 >"$d/l16.json"
+is "$(advise "$d/l16.json")" "FF_IO_OPTS=''" "sequential 64 KiB writes on a local file system: uncached"
+grep -q 'uncached: the writes are large already (median 64 KiB, 16 KiB or more here)' "$d/out"; ok $? "... saying why"
+summ read "$nodir/mid.dat" 10000 655360000 5.0 10000 0 0 0 65536 >"$d/l17.json"
+is "$(advise "$d/l17.json")" "FF_IO_OPTS='mid.dat(cache:4m:64:8, uring:64)'" "the same reads at 500 us: 4 MiB pages over uring"
 
 # -- small strided writes, one process: cache.sieve
 summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64 >"$d/l2.json"
