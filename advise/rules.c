@@ -33,6 +33,7 @@
 #define PAGES_MAX 64
 #define AHEAD_MAX 8
 #define RANDOM_CACHE_MAX (64 * 1024 * 1024) /* random requests: cached only when the working set fits */
+#define RANDOM_SMALL 8192 /* ... and they are smaller (measured: 8 KiB random writes gained nothing) */
 #define URING_DEPTH 64
 
 enum kind { K_NONE, K_CACHE, K_SIEVE };
@@ -305,6 +306,12 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 		if (s->ws > RANDOM_CACHE_MAX) {
 			why(c, "uncached: random %s (%.0f%%) over a working set of %s, more than a cache could hold (%s)",
 			    dn, 100.0 * (1.0 - ordered), w, b);
+			return;
+		}
+		if (r >= RANDOM_SMALL) {
+			adv_size_str(b, sizeof b, RANDOM_SMALL);
+			why(c, "uncached: random %s (%.0f%%) of %s: from %s on, absorbing them does not pay", dn,
+			    100.0 * (1.0 - ordered), a, b);
 			return;
 		}
 		if (!dom && s->bytes[0] < 2 * (uint64_t)(s->ws > 0 ? s->ws : 1)) {

@@ -68,6 +68,8 @@ is "$(advise "$d/l3.json")" "FF_IO_OPTS='r.dat(cache:64k:625:0)'" "random 4 KiB 
 summ write "$d/r.dat" 100000 409600000 0.2 0 0 0 100000 4096 >"$d/l4.json"
 is "$(advise "$d/l4.json")" "FF_IO_OPTS=''" "random 4 KiB writes over 390 MiB: uncached"
 grep -q 'uncached: random writes (100%) over a working set of 390.6 MiB' "$d/out"; ok $? "... saying so"
+summ write "$d/r8.dat" 10000 81920000 0.02 0 0 0 10000 8192 >"$d/l3b.json"
+is "$(advise "$d/l3b.json")" "FF_IO_OPTS=''" "random 8 KiB writes: uncached"
 summ read "$d/q.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l5.json"
 is "$(advise "$d/l5.json")" "FF_IO_OPTS=''" "random 4 KiB reads read once: uncached"
 
