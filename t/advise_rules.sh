@@ -3,7 +3,8 @@
 # access pattern, checked against the exact spec the rules give: large
 # sequential reads stay uncached, 64 KiB requests too unless they wait
 # for a slow file system; small strided writes by one process get
-# cache.sieve, by two processes a plain cache (never .sieve); random small
+# cache.sieve, by two processes no cache (never .sieve), two processes'
+# sequential writes a plain cache; strides too far apart stay uncached; random small
 # writes never get .sieve; uring only for a high measured latency off a
 # local file system; globs *.nc and out_*.dat; a log merged by --keep-log
 # keeps its processes apart; /proc files stay uncached; a file one
@@ -47,20 +48,38 @@ is "$(advise "$d/l2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "strided 
 grep -q '^    - \.sieve: one process writes strided records' "$d/out"; ok $? "... with the reason for .sieve"
 grep -q 'system calls: 10000 -> 40 (250.0x fewer, estimated)' "$d/out"; ok $? "... and the expected calls (10000 -> 40: 256 B strides in 64 KiB pages)"
 
-# -- the same by two processes (one log each): plain cache, no sieve
-mkdir "$d/two"
+# -- the same by two processes (one log each): never .sieve, and no plain
+# cache either: its gaps are the other's, it would save no call (measured
+# slower); two processes each writing its own part sequentially: cache
+mkdir "$d/two" "$d/seg"
 summ write "$d/x.dat" 5000 320000 0.005 0 5000 256 0 64 >"$d/two/ev.101.json"
 summ write "$d/x.dat" 5000 320000 0.005 0 5000 256 0 64 >"$d/two/ev.102.json"
-is "$(advise "$d/two")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "the same by two writer processes: plain cache"
-grep -q 'no .sieve: 2 processes write one file' "$d/out"; ok $? "... saying why there is no .sieve"
+is "$(advise "$d/two")" "FF_IO_OPTS=''" "the same by two writer processes: no .sieve (uncached)"
+grep -q 'uncached: 2 processes write strided records (stride 256 B) with gaps between them: .sieve would overwrite' \
+	"$d/out"; ok $? "... saying why"
+summ write "$d/seg.dat" 20000 1280000 0.02 20000 0 0 0 64 >"$d/seg/ev.101.json"
+summ write "$d/seg.dat" 20000 1280000 0.02 20000 0 0 0 64 >"$d/seg/ev.102.json"
+is "$(advise "$d/seg")" "FF_IO_OPTS='seg.dat(cache:64k:20:0)'" "two processes writing 64 B records sequentially: plain cache"
+grep -q 'no .sieve: the writes leave no regular gaps' "$d/out"; ok $? "... no .sieve"
+grep -q '2 writing (written by more than one process)' "$d/out"; ok $? "... and the writers are counted"
 # a log merged by --keep-log keeps the two processes apart
 "$ADV" -q --from "$d/two" --keep-log "$d/merged.json" >/dev/null 2>&1
-is "$(advise "$d/merged.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "the merged log (--keep-log) still shows two writers"
+is "$(advise "$d/merged.json")" "FF_IO_OPTS=''" "the merged log (--keep-log) still shows two writers"
 # one log file with both records and no process names: taken as two processes
 cat "$d/two/ev.101.json" "$d/two/ev.102.json" >"$d/one.json"
-is "$(advise "$d/one.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "one log of unknown processes: never .sieve"
+is "$(advise "$d/one.json")" "FF_IO_OPTS=''" "one log of unknown processes: never .sieve"
 "$ADV" -q --from "$d/one.json" --keep-log "$d/merged1.json" >/dev/null 2>&1
-is "$(advise "$d/merged1.json")" "FF_IO_OPTS='x.dat(cache:64k:20:0)'" "... nor once merged by --keep-log"
+is "$(advise "$d/merged1.json")" "FF_IO_OPTS=''" "... nor once merged by --keep-log"
+# -- strides too far apart for the gaps to pay
+summ write "$d/far.dat" 10000 640000 0.01 0 10000 8192 0 64 >"$d/lf1.json"
+is "$(advise "$d/lf1.json")" "FF_IO_OPTS=''" "64 B writes 8 KiB apart, one writer: uncached"
+grep -q 'uncached: strided writes with a stride of 8 KiB (more than 4 KiB on this file system)' "$d/out"; ok $? "... saying why"
+summ read "$d/far.dat" 10000 640000 0.01 0 10000 4096 0 64 >"$d/lf2.json"
+is "$(advise "$d/lf2.json")" "FF_IO_OPTS=''" "64 B reads 4 KiB apart: uncached"
+summ read "$d/near.dat" 10000 640000 0.01 0 10000 2048 0 64 >"$d/lf3.json"
+is "$(advise "$d/lf3.json")" "FF_IO_OPTS='near.dat(cache:64k:64:8)'" "64 B reads 2 KiB apart: cache with read-ahead"
+summ read "$nodir/far.dat" 10000 640000 2.0 0 10000 8192 0 64 >"$d/lf4.json"
+is "$(advise "$d/lf4.json")" "FF_IO_OPTS='far.dat(cache:64k:64:8, uring:64)'" "64 B reads 8 KiB apart at 200 us: cache and uring"
 
 # -- random small writes: never sieve
 summ write "$d/r.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l3.json"
