@@ -414,6 +414,9 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 		    "would need their lock and read, write-behind alone is safe", s->max_writers);
 	} else if (ws_stride >= page) {
 		why(c, "no .sieve: the stride is a page or more, a page holds one record");
+	} else if (ws_stride > STRIDE_SIEVE_MAX * (slow ? SLOW_STRIDE_FACTOR : 1)) {
+		adv_size_str(b, sizeof b, (double)ws_stride);
+		why(c, "no .sieve: the writes' stride of %s is too large for writing the gaps to pay", b);
 	} else {
 		c->kind = K_SIEVE;
 		why(c, ".sieve: one process writes strided records (%.0f%%) with gaps: each page goes out as one "
