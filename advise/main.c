@@ -116,7 +116,8 @@ int main(int argc, char **argv)
 	double wait_s = 120;
 	int c, no_mpi = 0, partial_opt = 0, status = 0, rc, in_mpi = 0, rank = 0, size = 1;
 
-	while ((c = getopt_long(argc, argv, "+f:C:k:pl:qm:w:h", longopts, NULL)) != -1) {
+	opterr = 0; /* our messages, with our prefix */
+	while ((c = getopt_long(argc, argv, "+:f:C:k:pl:qm:w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': from = optarg; break;
 		case 'C': cwd_opt = optarg; break;
@@ -138,7 +139,14 @@ int main(int argc, char **argv)
 			break;
 		case 'N': no_mpi = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+		default: {
+			char shortopt[3] = {'-', (char)optopt, '\0'};
+			const char *opt = c != ':' && optopt ? shortopt : argv[optind - 1];
+			fprintf(stderr, "%s: %s %s (see --help)\n", ADV_NAME, opt,
+				c == ':' ? "needs a value" : "is no option");
+			return 2;
+		}
 		}
 	}
 	if (from && optind < argc) {
