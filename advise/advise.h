@@ -101,10 +101,11 @@ int adv_advise(const struct adv_log *log, const struct adv_options *o, FILE *out
 
 /* ---- run.c: the traced run ----------------------------------------------- */
 
-/* Run argv with libffio preloaded and every file summarised as JSON into
+/* Run argv with libffio preloaded (and, for a rank of an MPI job, the MPI
+ * glue its program loads) and every file summarised as JSON into
  * logdir/ev.PID.json; *status is its exit status (128 + signal when
  * killed).  0, or -errno when it could not be run. */
-int adv_run(char **argv, const char *logdir, int *status);
+int adv_run(char **argv, const char *logdir, int mpi_job, int *status);
 
 #define MARKER_SLACK 5 /* s: without a job id, markers this much older than rank 0's start are stale */
 

@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 			}
 			logdir = tmpdir;
 		}
-		rc = adv_run(prog, logdir, &status);
+		rc = adv_run(prog, logdir, in_mpi, &status);
 		if (in_mpi) {
 			/* a rank that could not run its program says so too */
 			if (adv_mpi_done(&mpi, rc ? 127 : status) && !rc)

@@ -120,8 +120,10 @@ static char *beside(const char *lib, const char *var, const char *name)
 	return out;
 }
 
-/* The value of LD_PRELOAD for the traced program, in *out. */
-static int preload_for(const char *prog, char **out)
+/* The value of LD_PRELOAD for the traced program, in *out; the MPI glue
+ * only for a rank of a job (mpi_job): a single process needs no coherence
+ * between ranks, and ldd costs more than a short program's run. */
+static int preload_for(const char *prog, int mpi_job, char **out)
 {
 	const char *lib = getenv("FFIO_LIB"), *old = getenv("LD_PRELOAD"), *mpi;
 	char *glue = NULL, deflib[] = FFIO_LIBDIR "/libffio.so", buildlib[4096];
@@ -144,7 +146,7 @@ static int preload_for(const char *prog, char **out)
 		fprintf(stderr, "%s: the library %s: %s (set FFIO_LIB)\n", ADV_NAME, lib, strerror(errno));
 		return rc;
 	}
-	mpi = mpi_of(prog);
+	mpi = mpi_job ? mpi_of(prog) : NULL;
 	if (mpi && strcmp(mpi, "mpich") == 0)
 		glue = beside(lib, "FFIO_MPI_LIB", "libffio_mpi.so");
 	else if (mpi)
@@ -200,14 +202,14 @@ static void child(char **argv, const char *preload, const char *logdir)
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
-int adv_run(char **argv, const char *logdir, int *status)
+int adv_run(char **argv, const char *logdir, int mpi_job, int *status)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
 	char *preload = NULL;
 	int rc, ws;
 	pid_t pid;
 
-	if ((rc = preload_for(argv[0], &preload)))
+	if ((rc = preload_for(argv[0], mpi_job, &preload)))
 		return rc;
 	fflush(stdout);
 	fflush(stderr);
