@@ -668,6 +668,9 @@ extern int ffio_write_through_shared;
 /* A shared, writable mapping of fd was made at addr (locked: the process
  * took a record lock on the file); a record lock was taken on fd. */
 void ffio_shared_map_add(int fd, void *addr, size_t len, int locked);
+/* syscall(SYS_mmap) of a managed descriptor (posix.c): ffio's mmap around
+ * the kernel's call. */
+void *ffio_mmap_kernel(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 void ffio_shared_map_locked(int fd);
 
 /* ---- fork (fork.c) ----------------------------------------------------- */
