@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include "ffio-internal.h"
 
 struct ffio_ofd *_Atomic *ffio_fdtab;
@@ -78,6 +79,32 @@ void ffio_fd_top_refresh(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
 		top = (int)rl.rlim_cur;
 	__atomic_store_n(&park_top, top, __ATOMIC_RELAXED);
+}
+
+/* Grow the kernel's descriptor table now, while the process has one
+ * thread (the library's start, before main): once threads share it (MPI's
+ * progress threads), the kernel grows it only after a grace period of RCU,
+ * 5-15 ms here, paid in the open that parks a descriptor.  Up to twice the
+ * top: ffio_fd_park's probes may land above the top (where the numbers up
+ * to it are taken), which would grow it again.  A table never shrinks; a
+ * forked child's is made anew. */
+void ffio_fd_table_reserve(void)
+{
+	int saved = errno;
+	struct rlimit rl;
+	long want = 2 * FFIO_FD_TOP;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)want)
+		want = (long)rl.rlim_cur;
+	long fd = FFIO_SYS(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fd < want - 1) {
+		long high = FFIO_SYS(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want - 1);
+		if (high >= 0)
+			(void)FFIO_SYS(SYS_close, high);
+	}
+	if (fd >= 0)
+		(void)FFIO_SYS(SYS_close, fd);
+	errno = saved;
 }
 
 int ffio_fd_park(int fd)

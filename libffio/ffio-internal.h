@@ -766,6 +766,9 @@ int ffio_fd_park(int fd);
 /* Read the soft RLIMIT_NOFILE again: at start-up and after the program
  * sets it (rlimit.c). */
 void ffio_fd_top_refresh(void);
+/* Grow the kernel's descriptor table to where ffio_fd_park puts ffio's,
+ * while the process has one thread (at start-up, when a spec is set). */
+void ffio_fd_table_reserve(void);
 /* ffio_fd_park, and fd recorded as ffio's own descriptor of no file (a
  * ring's, the log's), so that closefrom and close_range pass over it as
  * over the files' (ffio_fd_own_next).  ffio_fd_disown before closing it. */

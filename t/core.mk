@@ -27,3 +27,9 @@ t_core_park_LDADD = libffio_core.la
 check_PROGRAMS += t/core_signal_wait
 TESTS += t/core_signal_wait
 t_core_signal_wait_LDADD = libffio_core.la
+
+# the descriptor table grown at start, while one thread (no RCU wait in a
+# rank's first open)
+check_PROGRAMS += t/core_fd_reserve
+TESTS += t/core_fd_reserve
+t_core_fd_reserve_LDADD = libffio.la
