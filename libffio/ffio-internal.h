@@ -767,7 +767,7 @@ int ffio_fd_park(int fd);
  * sets it (rlimit.c). */
 void ffio_fd_top_refresh(void);
 /* Grow the kernel's descriptor table to where ffio_fd_park puts ffio's,
- * while the process has one thread (at start-up, when a spec is set). */
+ * while the process has one thread (at start-up). */
 void ffio_fd_table_reserve(void);
 /* ffio_fd_park, and fd recorded as ffio's own descriptor of no file (a
  * ring's, the log's), so that closefrom and close_range pass over it as

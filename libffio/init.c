@@ -39,8 +39,9 @@ static void init_once(void)
 		}
 	}
 	ffio_global_spec = s;
-	if (s)
-		ffio_fd_table_reserve(); /* (fdtable.c) */
+	/* (always: ffopen(3) and a rank's spec need no FF_IO_OPTS; a few
+	 * microseconds here, against the RCU wait later) */
+	ffio_fd_table_reserve(); /* (fdtable.c) */
 	pthread_atfork(ffio_fork_prepare, ffio_fork_parent, ffio_fork_child); /* fork.c */
 	ffio_signal_init();
 	ffio_in_lib--;
