@@ -590,6 +590,24 @@ void ffio_shared_map_add(int fd, void *addr, size_t len, int locked)
 		start_writing_through(st.st_ino);
 }
 
+void *ffio_map_file(void *addr, size_t len, int prot, int flags, int fd, off_t off, int kernel)
+{
+	int file = !(flags & MAP_ANONYMOUS) && !ffio_in_lib;
+	struct ffio_file *f = file ? ffio_fd_file(fd) : NULL;
+	if (unlikely(f != NULL)) {
+		int rc = IN_LIB(ffio_file_pass_through(f, 1));
+		if (rc < 0) {
+			errno = -rc;
+			return MAP_FAILED;
+		}
+	}
+	void *p = kernel ? (void *)FFIO_SYS(SYS_mmap, addr, len, prot, flags, fd, off)
+			 : ffio_real.mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && file && (flags & MAP_SHARED) && (prot & PROT_WRITE))
+		ffio_shared_map_add(fd, p, len, f && __atomic_load_n(&f->posix_locked, __ATOMIC_RELAXED));
+	return p;
+}
+
 void ffio_shared_map_locked(int fd)
 {
 	struct stat st;

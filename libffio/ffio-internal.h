@@ -254,6 +254,7 @@ struct ffio_ofd {
 	struct ffio_ofd *next;    /* the file's descriptions (files lock) */
 };
 
+#define FFIO_NOTES 4
 struct ffio_file {
 	pthread_mutex_t lock;     /* serialises calls into the stack */
 	struct ffio_layer *top;   /* NULL once the file passes through */
@@ -294,6 +295,12 @@ struct ffio_file {
 				     since the last ffio_file_stat_sync (a write
 				     hit follows one): the kernel's times and
 				     blocks may not have it */
+	struct ffio_note {        /* what layers decided at run time (ffio_layer_note),
+				     for the event layers' summaries (f->lock) */
+		int layer;        /* its index */
+		char text[200];
+	} notes[FFIO_NOTES];
+	int nnotes;               /* made; beyond FFIO_NOTES the last one is replaced */
 };
 
 /* Open path for the application (entry e, or NULL: only when the file is
@@ -668,9 +675,12 @@ extern int ffio_write_through_shared;
 /* A shared, writable mapping of fd was made at addr (locked: the process
  * took a record lock on the file); a record lock was taken on fd. */
 void ffio_shared_map_add(int fd, void *addr, size_t len, int locked);
-/* syscall(SYS_mmap) of a managed descriptor (posix.c): ffio's mmap around
- * the kernel's call. */
-void *ffio_mmap_kernel(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+/* mmap (posix.c), and syscall(SYS_mmap) of a managed descriptor (kernel
+ * set: the map made by the kernel's call, not through the name mmap,
+ * which another library may have taken over with a hook that maps with
+ * syscall(SYS_mmap): UCX's, under MPICH, came back for ever).  A mapped
+ * file passes through to the kernel; a shared writable map is followed. */
+void *ffio_map_file(void *addr, size_t len, int prot, int flags, int fd, off_t off, int kernel);
 void ffio_shared_map_locked(int fd);
 
 /* ---- fork (fork.c) ----------------------------------------------------- */
@@ -879,6 +889,9 @@ void ffio_log_once(int *key, const char *fmt, ...) __attribute__((format(printf,
 int ffio_log_dup(void);
 /* A label for layer l: "event[1] of *.dat (above cache)". */
 void ffio_layer_label(const struct ffio_layer *l, char *buf, size_t len);
+/* Note what layer l decided at run time (it steps aside, say), for the
+ * summaries of the event layers above it (f->lock held). */
+void ffio_layer_note(struct ffio_layer *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- buffer pool ------------------------------------------------------- */
 

@@ -848,37 +848,10 @@ FFIO_EXPORT int posix_fallocate(int fd, off_t off, off_t len)
  * (longer than the descriptor, maybe): the file passes through to the
  * kernel, for good in this process.  A shared, writable mapping of a file
  * is followed (coherence.c): locked as well, it makes writes go through. */
-static void *map_file(void *addr, size_t len, int prot, int flags, int fd, off_t off, int kernel)
-{
-	int file = !(flags & MAP_ANONYMOUS) && !ffio_in_lib;
-	struct ffio_file *f = file ? ffio_fd_file(fd) : NULL;
-	if (unlikely(f != NULL)) {
-		int rc = IN_LIB(ffio_file_pass_through(f, 1));
-		if (rc < 0) {
-			errno = -rc;
-			return MAP_FAILED;
-		}
-	}
-	void *p = kernel ? (void *)FFIO_SYS(SYS_mmap, addr, len, prot, flags, fd, off)
-			 : ffio_real.mmap(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED && file && (flags & MAP_SHARED) && (prot & PROT_WRITE))
-		ffio_shared_map_add(fd, p, len, f && __atomic_load_n(&f->posix_locked, __ATOMIC_RELAXED));
-	return p;
-}
-
 FFIO_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	NEED(mmap, return (void *)FFIO_SYS(SYS_mmap, addr, len, prot, flags, fd, off));
-	return map_file(addr, len, prot, flags, fd, off, 0);
-}
-
-/* syscall(SYS_mmap, ...) of a managed descriptor: what mmap does around
- * the map, the map itself the kernel's.  Not through the name mmap, which
- * another library may have taken over with a hook that makes the map with
- * syscall(SYS_mmap) (UCX's, under MPICH: a call that came back for ever). */
-void *ffio_mmap_kernel(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	return map_file(addr, len, prot, flags, fd, off, 1);
+	return ffio_map_file(addr, len, prot, flags, fd, off, 0); /* (coherence.c) */
 }
 
 /* ---- kernel-side copies ------------------------------------------------ */

@@ -124,7 +124,7 @@ static int managed_fd(long fd)
 	X(SYS_ftruncate, MANAGED(0), ftruncate(I(0), O(1)))                                \
 	X(SYS_fallocate, MANAGED(0), fallocate(I(0), I(1), O(2), O(3)))                    \
 	ROW_FSTAT(X)                                                                       \
-	X(SYS_mmap, MANAGED(4), (long)ffio_mmap_kernel(P(0), Z(1), I(2), I(3), I(4), O(5))) \
+	X(SYS_mmap, MANAGED(4), (long)ffio_map_file(P(0), Z(1), I(2), I(3), I(4), O(5), 1)) \
 	X(SYS_ioctl, MANAGED(0), ioctl(I(0), (unsigned long)a[1], a[2]))                   \
 	X(SYS_copy_file_range, MANAGED(0) || MANAGED(2),                                   \
 	  copy_file_range(I(0), P(1), I(2), P(3), Z(4), U(5)))
