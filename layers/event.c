@@ -332,6 +332,11 @@ static void summary_text(struct event *ev, struct ev_text *t, const char *label)
 		}
 		text_add(t, "\n");
 	}
+	const struct ffio_file *f = ev->base.file;
+	for (int i = 0; f && i < f->nnotes && i < FFIO_NOTES; i++)
+		if (f->notes[i].layer > ev->base.index)
+			text_add(t, "  note: %s%s\n", i == FFIO_NOTES - 1 && f->nnotes > FFIO_NOTES ? "(the last of more) " : "",
+				 f->notes[i].text);
 }
 
 static void summary_json(struct event *ev, struct ev_text *t, const char *label)
@@ -376,7 +381,16 @@ static void summary_json(struct event *ev, struct ev_text *t, const char *label)
 		}
 		text_add(t, "}}");
 	}
-	text_add(t, "}\n");
+	const struct ffio_file *f = ev->base.file;
+	int notes = 0;
+	for (int i = 0; f && i < f->nnotes && i < FFIO_NOTES; i++) {
+		if (f->notes[i].layer <= ev->base.index)
+			continue;
+		text_add(t, "%s\"", notes++ ? "," : ",\"notes\":[");
+		text_add_json_string(t, f->notes[i].text);
+		text_add(t, "\"");
+	}
+	text_add(t, "%s}\n", notes ? "]" : "");
 }
 
 /* Write the summary once. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,21 @@ void ffio_log_once(int *key, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void ffio_layer_note(struct ffio_layer *l, const char *fmt, ...)
+{
+	struct ffio_file *f = l->file;
+	va_list ap;
+
+	if (!f)
+		return;
+	struct ffio_note *n = &f->notes[f->nnotes < FFIO_NOTES ? f->nnotes : FFIO_NOTES - 1];
+	f->nnotes++;
+	n->layer = l->index;
+	va_start(ap, fmt);
+	vsnprintf(n->text, sizeof n->text, fmt, ap);
 	va_end(ap);
 }
 
