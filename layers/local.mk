@@ -15,6 +15,7 @@ libffio_core_la_SOURCES += \
 	layers/cache/flush.c \
 	layers/cache/sieve.c \
 	layers/cache/write.c \
+	layers/cache/aside.c \
 	layers/cache/readahead.c \
 	layers/cache/read.c \
 	layers/compat.c \

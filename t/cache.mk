@@ -31,3 +31,6 @@ t_cache_ra_steady_LDADD = libffio_core.la
 check_PROGRAMS += t/cache_locked
 TESTS += t/cache_locked
 t_cache_locked_LDADD = libffio.la
+check_PROGRAMS += t/cache_aside
+TESTS += t/cache_aside
+t_cache_aside_LDADD = libffio.la

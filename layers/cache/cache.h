@@ -102,6 +102,7 @@ struct cpage {
 	unsigned gclear : 1;              /* clean, its writes in flight: unmarked when they end */
 	uint16_t inflight;                /* requests below using data */
 	uint8_t nvalid;                   /* clean valid ranges of an unknown page: */
+	uint32_t nwrites;                 /* writes into it since it was clean (aside.c) */
 	/* (the hit paths read no field below) */
 	uint32_t wcount;                  /* bytes marked in wmap */
 	struct cpage *hnext;              /* hash chain */
@@ -267,6 +268,15 @@ struct cache_big {
 	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
 };
 
+/* Stepping aside for small writes the cache gains nothing on (aside.c). */
+struct cache_aside {
+	int on;                      /* small writes go around the cache */
+	uint64_t times;              /* how often it stepped aside */
+	uint64_t writes, pieces;     /* this window of write-backs: writes in, requests out */
+	uint64_t seen, merging;      /* while aside: writes, and those that would have merged */
+	off_t prev_off, prev_end;    /* while aside: the last write */
+};
+
 /* The guard (libffio/guard): a file the cache may write keeps its pages
  * in guarded memory, each byte the application wrote marked there until
  * it is in the file, so that a guardian process writes it back if this
@@ -305,6 +315,7 @@ struct cache {
 	struct cache_async async;
 	struct cache_big big;
 	struct cache_guard guard;
+	struct cache_aside aside;
 	struct cache_stats stats;
 };
 
@@ -520,6 +531,7 @@ static inline void pg_touch(struct cache *c, struct cpage *p)
  * no write of them is in flight any more (cache_areq_unlink). */
 static inline void pg_set_clean(struct cache *c, struct cpage *p)
 {
+	p->nwrites = 0;
 	if (p->next_ext) {
 		p->next_ext = 0;
 		c->pages.ndirty--;
@@ -763,6 +775,11 @@ int cache_flush_set_waited(struct cache *c, struct cpage **set, size_t n);
 int cache_flush_pages(struct cache *c, int64_t lo_pno, int64_t hi_pno);
 int cache_flush_all(struct cache *c);
 void cache_drop_clean(struct cache *c);
+
+/* aside.c: a page written back made pieces requests of the writes that
+ * went into it; does a small write at off go around the cache (1)? */
+void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces);
+int cache_aside_takes(struct cache *c, size_t n, off_t off);
 
 /* write.c */
 ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off);

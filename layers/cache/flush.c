@@ -199,9 +199,13 @@ int cache_flush_set(struct cache *c, struct cpage **set, size_t n)
 			if ((err = add_zeros(c, r, set, i, at, hi)) < 0 && !first)
 				first = err;
 		} else { /* the bytes the application wrote, and no other */
-			for (uint32_t at = 0; cache_sieve_run(p, at, (uint32_t)c->conf.page, 1, &lo, &hi); at = hi)
+			uint32_t pieces = 0;
+			for (uint32_t at = 0; cache_sieve_run(p, at, (uint32_t)c->conf.page, 1, &lo, &hi); at = hi) {
 				if ((err = add_range(c, r, set, i, lo, hi)) < 0 && !first)
 					first = err;
+				pieces++;
+			}
+			cache_aside_sample(c, p->nwrites, pieces);
 		}
 	}
 	if ((err = emit(c, r, set)) < 0 && !first)

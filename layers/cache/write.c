@@ -108,6 +108,9 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 	struct iovec iov = {(void *)buf, n};
 	int err;
 
+	if (n == 0) /* (a writev's empty element: nothing below would take it) */
+		return 0;
+
 	(void)marked_pages(c, off, n, buf);
 	c->stats.bypass++;
 	c->stats.below_writes++;
@@ -215,6 +218,7 @@ static inline char *hot_advance(struct cache *c, size_t n, off_t off)
 
 	if (w->ext)
 		w->ext->hi = (uint32_t)(off - w->at.start + (off_t)n);
+	w->page->nwrites += w->page->nwrites != UINT32_MAX;
 	c->stats.n_write++;
 	c->stats.b_write += n;
 	if (off + (off_t)n > c->size.cached_end)
@@ -271,6 +275,7 @@ __attribute__((noinline)) static ssize_t write_hit(struct cache *c, const void *
 	if (p->wmap)
 		wmap_mark(p, lo, hi);
 	pg_copy(c, p, lo, buf, n);
+	p->nwrites += p->nwrites != UINT32_MAX;
 	c->stats.n_write++;
 	c->stats.b_write += n;
 	if (off + (off_t)n > c->size.cached_end)
@@ -368,6 +373,8 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 		c->big.return_ns = ffio_now_ns();
 		return r;
 	}
+	if (cache_aside_takes(c, n, off)) /* (aside.c) */
+		return write_around(c, buf, n, off);
 	return cache_write_in(c, buf, n, off);
 }
 
@@ -572,6 +579,7 @@ static ssize_t write_in_pages(struct cache *c, const char *src, size_t n, off_t 
 			memcpy(p->data + lo, src + done, len);
 		if (!p->next_ext)
 			c->pages.ndirty++;
+		p->nwrites += p->nwrites != UINT32_MAX;
 		if (hull) {
 			if (lo < p->ext[0].lo)
 				p->ext[0].lo = lo;
