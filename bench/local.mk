@@ -8,3 +8,4 @@ include bench/uring.mk
 include bench/mpiio.mk
 include bench/netcdf.mk
 include bench/dfs.mk
+include bench/advise.mk

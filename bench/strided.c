@@ -14,6 +14,9 @@
  * (a spec may hold spaces):
  *   RESULT write_s=S write_req=N read_s=S read_req=N runs=K case=LABEL
  * Scripts read these instead of the table's columns, whose order changes.
+ * -P (plain): only the raw case, the file kept: a program for tracers
+ * and preloading (bench/run-bench-advise), whose only file calls are
+ * the plain POSIX ones; prints one line, the medians.
  *
  * The ceiling row is what no cache could beat: each record is copied into
  * a buffer as large as the span of the records (touched just before the
@@ -44,7 +47,7 @@
 #include "ffio.h"
 
 static size_t recsize = 256, stride = 4096, count = 32768;
-static int use_pwrite, repeats = 3, machine;
+static int use_pwrite, repeats = 3, machine, plain;
 static const char *path = "strided.dat";
 
 static void die(const char *what)
@@ -241,7 +244,7 @@ int main(int argc, char **argv)
 	const char *const *specs = default_specs;
 	int nspecs = 2, c;
 
-	while ((c = getopt(argc, argv, "r:s:n:pk:f:m")) != -1) {
+	while ((c = getopt(argc, argv, "r:s:n:pk:f:mP")) != -1) {
 		switch (c) {
 		case 'r': recsize = strtoul(optarg, NULL, 0); break;
 		case 's': stride = strtoul(optarg, NULL, 0); break;
@@ -250,8 +253,9 @@ int main(int argc, char **argv)
 		case 'k': repeats = atoi(optarg); break;
 		case 'f': path = optarg; break;
 		case 'm': machine = 1; break;
+		case 'P': plain = 1; break;
 		default:
-			fprintf(stderr, "usage: strided [-r SIZE] [-s STRIDE] [-n COUNT] [-p] [-k REPEATS] [-f FILE] [-m] [SPEC...]\n");
+			fprintf(stderr, "usage: strided [-r SIZE] [-s STRIDE] [-n COUNT] [-p] [-k REPEATS] [-f FILE] [-m] [-P] [SPEC...]\n");
 			return 2;
 		}
 	}
@@ -269,7 +273,7 @@ int main(int argc, char **argv)
 		die("mmap");
 	(void)madvise(span_buf, span, MADV_HUGEPAGE);
 	char *rec = malloc(recsize);
-	int ncase = 2 + nspecs;
+	int ncase = plain ? 1 : 2 + nspecs;
 	double (*tw)[repeats] = calloc((size_t)ncase, sizeof *tw), (*tr)[repeats] = calloc((size_t)ncase, sizeof *tr);
 	struct result *last = calloc((size_t)ncase, sizeof *last);
 	if (!rec || !tw || !tr || !last)
@@ -282,6 +286,11 @@ int main(int argc, char **argv)
 			tw[c][k] = last[c].w;
 			tr[c][k] = last[c].r;
 		}
+	}
+	if (plain) {
+		printf("raw: write %.6f s, read %.6f s (%zu records of %zu B at a stride of %zu B, median of %d)\n",
+		       median(tw[0], repeats), median(tr[0], repeats), count, recsize, stride, repeats);
+		return 0;
 	}
 	printf("# %zu records of %zu B at a stride of %zu B, %s, median of %d, round robin\n", count, recsize, stride,
 	       use_pwrite ? "pwrite/pread" : "lseek+write/read", repeats);
