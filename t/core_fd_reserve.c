@@ -80,10 +80,12 @@ int main(int argc, char **argv)
 	}
 	tap_tmpdir(dir, sizeof dir, "core_fd_reserve");
 	int bad = 0;
+	char data[100];
+	memset(data, 'd', sizeof data);
 	for (int i = 0; i < 8; i++) {
 		snprintf(path, sizeof path, "%s/f%d.dat", dir, i);
 		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-		bad |= fd < 0 || write(fd, path, 100) != 100 || fsync(fd) < 0 || close(fd) < 0;
+		bad |= fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data || fsync(fd) < 0 || close(fd) < 0;
 		unlink(path);
 	}
 	tap_ok(!bad, "8 managed files opened, written, synced and closed beside a second thread");
