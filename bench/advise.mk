@@ -3,8 +3,8 @@
 # in the same run (bench/run-bench-advise); the workload programs that
 # only it uses: random 4 KiB reads (bench/random_read), sequential
 # streaming (bench/stream) and the seed's Method 1 alone
-# (bench/netcdf_seed_m1).  Not part of make bench (it takes 10 to 20
-# minutes).  BENCH_ADVISE_FLAGS adds options (bench/run-bench-advise --help),
+# (bench/netcdf_seed_m1).  Not part of make bench (2.5 minutes, --full 4
+# on 2 cores; see the script's header).  BENCH_ADVISE_FLAGS adds options (bench/run-bench-advise --help),
 # e.g. make bench-advise BENCH_ADVISE_FLAGS=--full.
 EXTRA_DIST += bench/run-bench-advise
 noinst_PROGRAMS += bench/random_read bench/stream
