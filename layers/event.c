@@ -286,6 +286,16 @@ static void ev_other(struct event *ev, enum ev_op op, off_t arg, int64_t res, ui
 
 /* ---- the summary ------------------------------------------------------- */
 
+/* The file's note i (ffio_layer_note): its text if a layer below this one
+ * made it, "" if another did, NULL past the last one kept. */
+static const char *note_below(const struct event *ev, int i)
+{
+	const struct ffio_file *f = ev->base.file;
+	if (!f || i >= f->nnotes || i >= FFIO_NOTES)
+		return NULL;
+	return f->notes[i].layer > ev->base.index ? f->notes[i].text : "";
+}
+
 static void summary_text(struct event *ev, struct ev_text *t, const char *label)
 {
 	static const char *const dname[2] = { "read", "write" };
@@ -332,11 +342,11 @@ static void summary_text(struct event *ev, struct ev_text *t, const char *label)
 		}
 		text_add(t, "\n");
 	}
-	const struct ffio_file *f = ev->base.file;
-	for (int i = 0; f && i < f->nnotes && i < FFIO_NOTES; i++)
-		if (f->notes[i].layer > ev->base.index)
-			text_add(t, "  note: %s%s\n", i == FFIO_NOTES - 1 && f->nnotes > FFIO_NOTES ? "(the last of more) " : "",
-				 f->notes[i].text);
+	const char *note;
+	for (int i = 0; (note = note_below(ev, i)) != NULL; i++)
+		if (*note)
+			text_add(t, "  note: %s%s\n",
+				 i == FFIO_NOTES - 1 && ev->base.file->nnotes > FFIO_NOTES ? "(the last of more) " : "", note);
 }
 
 static void summary_json(struct event *ev, struct ev_text *t, const char *label)
@@ -381,13 +391,13 @@ static void summary_json(struct event *ev, struct ev_text *t, const char *label)
 		}
 		text_add(t, "}}");
 	}
-	const struct ffio_file *f = ev->base.file;
+	const char *note;
 	int notes = 0;
-	for (int i = 0; f && i < f->nnotes && i < FFIO_NOTES; i++) {
-		if (f->notes[i].layer <= ev->base.index)
+	for (int i = 0; (note = note_below(ev, i)) != NULL; i++) {
+		if (!*note)
 			continue;
 		text_add(t, "%s\"", notes++ ? "," : ",\"notes\":[");
-		text_add_json_string(t, f->notes[i].text);
+		text_add_json_string(t, note);
 		text_add(t, "\"");
 	}
 	text_add(t, "%s}\n", notes ? "]" : "");

@@ -29,6 +29,12 @@
 
 #define ASIDE_WINDOW 256 /* requests (writes, while aside) judged together */
 
+/* The layer as the spec wrote it, for the notes. */
+static const char *spec_text(const struct cache *c)
+{
+	return c->base.spec ? c->base.spec->text : "cache";
+}
+
 void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces)
 {
 	struct cache_aside *a = &c->aside;
@@ -41,10 +47,9 @@ void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces)
 		return;
 	if (a->writes * 8 < a->pieces * 9) {
 		a->on = 1;
-		a->times++;
 		ffio_layer_note(&c->base, "%s: small writes go around it from write %" PRIu64
 			       " on: %" PRIu64 " writes made %" PRIu64 " requests below (no gain in caching them)",
-			       c->base.spec ? c->base.spec->text : "cache", c->stats.n_write, a->writes, a->pieces);
+			       spec_text(c), c->stats.n_write, a->writes, a->pieces);
 	}
 	a->writes = a->pieces = 0;
 	a->seen = a->merging = 0;
@@ -68,7 +73,7 @@ int cache_aside_takes(struct cache *c, size_t n, off_t off)
 		a->on = 0;
 		ffio_layer_note(&c->base, "%s: writes taken in again from write %" PRIu64 " on: %" PRIu64
 			       " of the last %" PRIu64 " would have merged",
-			       c->base.spec ? c->base.spec->text : "cache", c->stats.n_write, a->merging, a->seen);
+			       spec_text(c), c->stats.n_write, a->merging, a->seen);
 	}
 	a->seen = a->merging = 0;
 	return a->on;

@@ -271,7 +271,6 @@ struct cache_big {
 /* Stepping aside for small writes the cache gains nothing on (aside.c). */
 struct cache_aside {
 	int on;                      /* small writes go around the cache */
-	uint64_t times;              /* how often it stepped aside */
 	uint64_t writes, pieces;     /* this window of write-backs: writes in, requests out */
 	uint64_t seen, merging;      /* while aside: writes, and those that would have merged */
 	off_t prev_off, prev_end;    /* while aside: the last write */
