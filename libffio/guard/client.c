@@ -189,7 +189,6 @@ struct spawn {
 	const char *path;
 	char *const *argv;
 	int fd;                /* the guardian's end of the socket */
-	int waits;             /* CLONE_VFORK: its exec is waited for */
 	int err;               /* why it could not be started */
 	pid_t pid;             /* the guardian */
 };
@@ -211,6 +210,27 @@ static char *spawn_argv[4];
 #define GUARDIAN_CALL(...) FFIO_SYS(__VA_ARGS__)
 #define GUARDIAN_ERR(r) errno
 #endif
+
+/* (read at load: the program may change LD_PRELOAD before its first open) */
+static int under_valgrind;
+
+__attribute__((constructor)) static void valgrind_seen(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	under_valgrind = pre && strstr(pre, "/vgpreload_") != NULL;
+}
+
+int ffio_guard_under_valgrind(void)
+{
+	return under_valgrind;
+}
+
+/* Is the guardian's exec waited for?  Also under valgrind, which refuses
+ * CLONE_VM without CLONE_VFORK. */
+static inline int guardian_waits(void)
+{
+	return GUARDIAN_WAITS | (under_valgrind ? CLONE_VFORK : 0);
+}
 
 /* The guardian, sharing our memory until it execs: system calls only,
  * nothing of the C library's state, errno untouched (GUARDIAN_CALL). */
@@ -242,10 +262,10 @@ __attribute__((no_sanitize_address)) static int spawn_middle(void *arg)
 		(void)FFIO_SYS(SYS_close_range, 3, keep - 1, 0);
 	(void)FFIO_SYS(SYS_close_range, keep >= 3 ? keep + 1 : 3, ~0U, 0);
 	if (FFIO_SYS(SYS_fcntl, s->fd, F_SETFD, 0) == 0)
-		pid = clone(spawn_guardian, spawn_stacks[1] + sizeof spawn_stacks[1], CLONE_VM | s->waits, s);
+		pid = clone(spawn_guardian, spawn_stacks[1] + sizeof spawn_stacks[1], CLONE_VM | guardian_waits(), s);
 	if (pid < 0)
 		s->err = errno;
-	else if (s->waits == 0 || !s->err)
+	else if (guardian_waits() == 0 || !s->err)
 		s->pid = pid;
 	FFIO_SYS(SYS_exit, 0);
 	return 0;
@@ -260,20 +280,6 @@ static void reap(pid_t pid)
 	do
 		r = ffio_real.waitpid(pid, NULL, __WCLONE);
 	while (r < 0 && errno == EINTR);
-}
-
-/* (read at load: the program may change LD_PRELOAD before its first open) */
-static int under_valgrind;
-
-__attribute__((constructor)) static void valgrind_seen(void)
-{
-	const char *pre = getenv("LD_PRELOAD");
-	under_valgrind = pre && strstr(pre, "/vgpreload_") != NULL;
-}
-
-int ffio_guard_under_valgrind(void)
-{
-	return under_valgrind;
 }
 
 int ffio_guard_run_child(int (*fn)(void *), char *stack, size_t size, int flags, void *arg)
@@ -305,11 +311,7 @@ static int spawn(const char *path, int fd, pid_t *pid)
 	spawn_argv[1] = spawn_pid_arg;
 	spawn_argv[2] = spawn_fd_arg;
 	spawn_argv[3] = NULL;
-	/* (valgrind refuses CLONE_VM without CLONE_VFORK: there, waited for) */
-	*s = (struct spawn){.path = path,
-			    .argv = spawn_argv,
-			    .fd = fd,
-			    .waits = GUARDIAN_WAITS | (ffio_guard_under_valgrind() ? CLONE_VFORK : 0)};
+	*s = (struct spawn){.path = path, .argv = spawn_argv, .fd = fd, .err = 0, .pid = 0};
 	if ((err = ffio_guard_run_child(spawn_middle, spawn_stacks[0], sizeof spawn_stacks[0], 0, s)) < 0)
 		return err;
 	if (s->pid == 0 && s->err) /* (the clone failed, or, waited for, the exec) */

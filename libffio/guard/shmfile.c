@@ -145,8 +145,7 @@ int ffio_guard_shm_files(int *meta_fd, int *data_fd, int *huge)
 
 	*huge = 0;
 #ifdef HAVE_NEW_MOUNT_API
-	/* (not under valgrind, whose clone would hand the files to a copy) */
-	if ((!v || strcmp(v, "0") != 0) && !ffio_guard_under_valgrind()) {
+	if (!v || strcmp(v, "0") != 0) {
 		/* directly where the process may mount (root), else in a user
 		 * namespace of its own */
 		int err = geteuid() == 0 ? tmpfs_files(0, fd) : -EPERM;
