@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include <mpi.h>
+#include "bench_util.h"
 #include "mpi_quiet.h"
 
 #ifdef PROGIO_FFAPI
@@ -110,24 +111,6 @@ static void usage(void)
 	exit(2);
 }
 
-static int parse_size(const char *s, size_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	}
-	if (*end || v == 0 || v > (unsigned long long)SSIZE_MAX)
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ .prog = 1, .version = V_POSIX, .flush = FLUSH_SYNC,
@@ -148,7 +131,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 				usage();
 		} else if (!strcmp(a, "--piece") && v) {
 			i++;
-			if (parse_size(v, &o->wpiece))
+			if (bench_size(v, &o->wpiece))
 				usage();
 			o->rpiece = o->wpiece;
 		} else if (!strcmp(a, "--interleave")) {
@@ -174,8 +157,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 				o->version = (enum version)k;
 				break;
 			}
-			case 's': if (parse_size(v, &o->size)) usage(); break;
-			case 'r': if (parse_size(v, &o->req)) usage(); break;
+			case 's': if (bench_size(v, &o->size)) usage(); break;
+			case 'r': if (bench_size(v, &o->req)) usage(); break;
 			case 'i':
 				o->iters = atoi(v);
 				if (o->iters < 1)

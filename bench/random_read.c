@@ -17,18 +17,6 @@
 
 #include "bench_util.h"
 
-/* A size: a number with an optional k, m or g (powers of 1024). */
-static unsigned long long parse_size(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-	switch (*end) {
-	case 'k': case 'K': return v << 10;
-	case 'm': case 'M': return v << 20;
-	case 'g': case 'G': return v << 30;
-	default: return v;
-	}
-}
 
 int main(int argc, char **argv)
 {
@@ -36,10 +24,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: random_read FILE SIZE COUNT [REQ]\n");
 		return 2;
 	}
-	unsigned long long size = parse_size(argv[2]), count = strtoull(argv[3], NULL, 0);
-	size_t req = argc > 4 ? (size_t)parse_size(argv[4]) : 4096;
-	if (req == 0 || size < req) {
-		fprintf(stderr, "random_read: need 0 < REQ <= SIZE\n");
+	unsigned long long count = strtoull(argv[3], NULL, 0);
+	size_t size, req = 4096;
+	if (bench_size(argv[2], &size) < 0 || (argc > 4 && bench_size(argv[4], &req) < 0) || size < req) {
+		fprintf(stderr, "random_read: need sizes 0 < REQ <= SIZE (k, m, g: powers of 1024)\n");
 		return 2;
 	}
 	unsigned long long blocks = size / req;
@@ -67,7 +55,7 @@ int main(int argc, char **argv)
 	}
 	double t = bench_now() - t0;
 	close(fd);
-	printf("checksum %016llx, %llu reads of %zu B over %llu B, %.6f s\n", (unsigned long long)sum, count, req, size, t);
+	printf("checksum %016llx, %llu reads of %zu B over %zu B, %.6f s\n", (unsigned long long)sum, count, req, size, t);
 	free(buf);
 	return 0;
 }

@@ -16,18 +16,6 @@
 
 #include "bench_util.h"
 
-/* A size: a number with an optional k, m or g (powers of 1024). */
-static unsigned long long parse_size(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-	switch (*end) {
-	case 'k': case 'K': return v << 10;
-	case 'm': case 'M': return v << 20;
-	case 'g': case 'G': return v << 30;
-	default: return v;
-	}
-}
 
 static void die(const char *what)
 {
@@ -53,10 +41,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: stream FILE SIZE [REQ]\n");
 		return 2;
 	}
-	unsigned long long size = parse_size(argv[2]);
-	size_t req = argc > 3 ? (size_t)parse_size(argv[3]) : (size_t)1 << 20;
-	if (req == 0 || size % req != 0) {
-		fprintf(stderr, "stream: SIZE must be a multiple of REQ > 0\n");
+	size_t size, req = (size_t)1 << 20;
+	if (bench_size(argv[2], &size) < 0 || (argc > 3 && bench_size(argv[3], &req) < 0) || size % req != 0) {
+		fprintf(stderr, "stream: SIZE must be a multiple of REQ > 0 (k, m, g: powers of 1024)\n");
 		return 2;
 	}
 	unsigned long long n = size / req;
@@ -96,7 +83,7 @@ int main(int argc, char **argv)
 	}
 	double tr = bench_now() - t0;
 	close(fd);
-	printf("checksum %016llx, %llu B in %zu B requests: write %.6f s, read %.6f s\n", (unsigned long long)sum, size,
+	printf("checksum %016llx, %zu B in %zu B requests: write %.6f s, read %.6f s\n", (unsigned long long)sum, size,
 	       req, tw, tr);
 	free(buf);
 	free(want);
