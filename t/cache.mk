@@ -34,3 +34,7 @@ t_cache_locked_LDADD = libffio.la
 check_PROGRAMS += t/cache_aside
 TESTS += t/cache_aside
 t_cache_aside_LDADD = libffio.la
+check_PROGRAMS += t/cache_aside_read
+TESTS += t/cache_aside_read
+t_cache_aside_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/layers/cache
+t_cache_aside_read_LDADD = libffio_core.la

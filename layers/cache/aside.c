@@ -22,12 +22,41 @@
  * (ffio_layer_note).  Not with .sieve (which fills the gaps), O_DIRECT (no
  * unaligned write goes around) or write-through (which goes around
  * already).
+ *
+ * Reads.  A page loaded for a small read pays for itself by the reads it
+ * then serves.  Where the file below answers from memory (the kernel's
+ * page cache: loads are quick, cache_note_load) and the reads are sparse
+ * (records of 1000 B at a stride of 4000 B, pages dropped after each
+ * barrier as another rank may have written them), a load copies four
+ * times the bytes wanted and serves fewer reads than it costs: ROMIO's
+ * noncontiguous reads without data sieving ran at 0.72x of raw.  So the
+ * loads made for reads are timed, and a window of them (one load along a
+ * forward pattern, which does not come back to its pages; PAGES loads
+ * otherwise, so that reuse can show) is weighed against what the reads
+ * made meanwhile, hits included, would have cost going around: the
+ * reads' count times what one small read costs below beyond its bytes
+ * (the quickest of READ_PROBES small reads timed going around) plus
+ * their bytes at the loads' cost per byte.  Where that is under 4/5 of
+ * the loads' time, small reads into absent pages go around the cache
+ * (read_around: pages held are still read from; nothing read ahead).
+ * Until the first window is weighed, nothing is loaded ahead either: on
+ * a synchronous stack a page loaded ahead costs what it costs when the
+ * read needs it, and a page the reads find absent is where they are
+ * weighed.  After READ_RETRY reads around, the cache loads again and
+ * weighs a new window; at once, and for good, when the reads go back to
+ * bytes they read before, within a span the cache can hold, and no page
+ * was dropped meanwhile (another process's writes after a barrier, an
+ * eviction): loaded then, the bytes would be read from memory the next
+ * time round.  Not for a file whose loads come from the device (each read
+ * around would pay the device's latency) nor under O_DIRECT.
  */
 #include "config.h"
 #include <inttypes.h>
 #include "cache.h"
 
 #define ASIDE_WINDOW 256 /* requests (writes, while aside) judged together */
+#define READ_PROBES 4    /* small reads timed going around */
+#define READ_RETRY 4096  /* reads around before loads are tried again */
 
 /* The layer as the spec wrote it, for the notes. */
 static const char *spec_text(const struct cache *c)
@@ -77,4 +106,128 @@ int cache_aside_takes(struct cache *c, size_t n, off_t off)
 	}
 	a->seen = a->merging = 0;
 	return a->on;
+}
+
+/* ---- reads --------------------------------------------------------------- */
+
+/* A new window of loads, from the reads made so far. */
+static void read_window_start(struct cache *c)
+{
+	struct cache_aside *a = &c->aside;
+	a->loads = 0;
+	a->load_ns = a->load_bytes = 0;
+	a->reads0 = c->stats.n_read;
+	a->bytes0 = c->stats.b_read;
+}
+
+void cache_aside_load(struct cache *c, off_t n, uint64_t ns)
+{
+	struct cache_aside *a = &c->aside;
+	if (a->loads == 0) /* the window's reads begin with the read that needed this load */
+		a->reads0 = c->stats.n_read - 1, a->bytes0 = c->stats.b_read;
+	a->loads++;
+	a->load_ns += ns;
+	a->load_bytes += (uint64_t)n;
+}
+
+/* Do the reads of the window, going around, cost less than 4/5 of the
+ * loads made for them? */
+static int window_says_aside(const struct cache *c)
+{
+	const struct cache_aside *a = &c->aside;
+	double per_byte = (double)a->load_ns / (double)a->load_bytes;
+	double fixed = (double)a->probe_ns - (double)a->probe_len * per_byte;
+	double reads = (double)(c->stats.n_read - a->reads0), bytes = (double)(c->stats.b_read - a->bytes0);
+	if (fixed < 0)
+		fixed = 0;
+	return (reads * fixed + bytes * per_byte) * 5 < (double)a->load_ns * 4;
+}
+
+/* May small reads of n bytes go around: a synchronous stack, no
+ * O_DIRECT, loads not from the device? */
+static int read_may_go_around(const struct cache *c, size_t n)
+{
+	return !c->conf.direct && !c->async.below && !c->ra.from_device && n > 0 && n * 4 <= c->conf.page;
+}
+
+int cache_aside_holds_ahead(const struct cache *c, size_t n)
+{
+	if (cache_ra_sparse(c) || cache_ra_runs(c)) /* loads of what the reads want, no more */
+		return 0;
+	return c->aside.reads_on || (!c->aside.judged && c->aside.loads > 0 && read_may_go_around(c, n));
+}
+
+/* The bytes the cache can hold at once. */
+static off_t cache_span(const struct cache *c)
+{
+	return (off_t)c->conf.limit * (off_t)c->conf.page;
+}
+
+int cache_aside_read(struct cache *c, size_t n, off_t off)
+{
+	struct cache_aside *a = &c->aside;
+
+	if (!read_may_go_around(c, n)) {
+		if (a->reads_on && c->ra.from_device) {
+			a->reads_on = 0;
+			read_window_start(c);
+		}
+		return 0;
+	}
+	if (a->reads_on) {
+		int back = off < a->prev_read && c->pages.removed == a->removed0 && a->read_hi - a->read_lo <= cache_span(c);
+		if (off < a->read_lo)
+			a->read_lo = off;
+		if (off + (off_t)n > a->read_hi)
+			a->read_hi = off + (off_t)n;
+		a->prev_read = off;
+		if (!back && ++a->reads_aside < READ_RETRY)
+			return 1;
+		a->reads_on = 0;
+		a->judged = back;
+		a->reuse |= back; /* the windows are PAGES loads from now on */
+		ffio_layer_note(&c->base, "%s: reads loaded into it again from read %" PRIu64 " on, after %" PRIu64
+			       " small reads around it%s", spec_text(c), c->stats.n_read, a->reads_aside,
+			       back ? ", which came back to bytes the cache can hold" : "");
+		read_window_start(c);
+		return 0;
+	}
+	int forward = c->ra.valid && c->ra.hits >= 2 && !a->reuse;
+	if (a->loads == 0 || a->loads < (forward ? 1u : (uint32_t)c->conf.limit) || a->load_bytes == 0)
+		return 0;
+	if (a->probes < READ_PROBES)
+		return 1; /* timed (cache_aside_clock), then weighed at the next load */
+	a->judged = 1;
+	if (window_says_aside(c)) {
+		a->reads_on = 1;
+		a->reads_aside = 0;
+		a->read_lo = a->read_hi = a->prev_read = off;
+		a->removed0 = c->pages.removed;
+		ffio_layer_note(&c->base, "%s: small reads go around it from read %" PRIu64 " on: %" PRIu64
+			       " reads cost %" PRIu64 " us of loads (%" PRIu64 " bytes); going around: %" PRIu64
+			       " ns a read and its bytes",
+			       spec_text(c), c->stats.n_read, c->stats.n_read - a->reads0, a->load_ns / 1000,
+			       a->load_bytes, a->probe_ns);
+		return 1;
+	}
+	read_window_start(c);
+	return 0;
+}
+
+uint64_t cache_aside_clock(const struct cache *c)
+{
+	return c->aside.probes < READ_PROBES ? ffio_now_ns() : 0;
+}
+
+void cache_aside_timed(struct cache *c, size_t n, uint64_t t0)
+{
+	struct cache_aside *a = &c->aside;
+	if (!t0 || a->probes >= READ_PROBES)
+		return;
+	uint64_t ns = ffio_now_ns() - t0;
+	a->probes++;
+	if (!a->probe_ns || ns < a->probe_ns) {
+		a->probe_ns = ns;
+		a->probe_len = n;
+	}
 }

@@ -274,6 +274,20 @@ struct cache_aside {
 	uint64_t writes, pieces;     /* this window of write-backs: writes in, requests out */
 	uint64_t seen, merging;      /* while aside: writes, and those that would have merged */
 	off_t prev_off, prev_end;    /* while aside: the last write */
+	/* reads: small reads into absent pages go around (aside.c) */
+	int reads_on;                /* they do */
+	int judged;                  /* a window was weighed since the file opened (or reads came back) */
+	int reuse;                   /* reads came back to bytes read around: windows of PAGES loads */
+	uint32_t loads;              /* this window: loads made for reads ... */
+	uint64_t load_ns, load_bytes; /* ... what they took, and their bytes */
+	uint64_t reads0, bytes0;     /* stats.n_read and b_read when the window began */
+	uint64_t probe_ns;           /* the quickest small read timed going around, or 0 */
+	size_t probe_len;            /* its length */
+	int probes;                  /* reads timed going around */
+	uint64_t reads_aside;        /* while aside: reads that went around ... */
+	off_t read_lo, read_hi;      /* ... the span they covered ... */
+	off_t prev_read;             /* ... the last one */
+	uint64_t removed0;           /* pages.removed when they began */
 };
 
 /* The guard (libffio/guard): a file the cache may write keeps its pages
@@ -779,6 +793,15 @@ void cache_drop_clean(struct cache *c);
  * went into it; does a small write at off go around the cache (1)? */
 void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces);
 int cache_aside_takes(struct cache *c, size_t n, off_t off);
+/* aside.c: a load for reads of n bytes took ns; does a read of n bytes
+ * into an absent page go around (1)?  If so, its time (t0 from
+ * cache_aside_clock, 0: not timed) is told to cache_aside_timed.  Is
+ * nothing to be loaded ahead of reads of n bytes now (1)? */
+void cache_aside_load(struct cache *c, off_t n, uint64_t ns);
+int cache_aside_read(struct cache *c, size_t n, off_t off);
+int cache_aside_holds_ahead(const struct cache *c, size_t n);
+uint64_t cache_aside_clock(const struct cache *c);
+void cache_aside_timed(struct cache *c, size_t n, uint64_t t0);
 
 /* write.c */
 ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off);

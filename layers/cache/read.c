@@ -219,6 +219,16 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 				p->ra = 0;
 				c->stats.ra_used++;
 			}
+		} else if (!runs && !cache_ra_sparse(c) && cache_aside_read(c, n, o)) {
+			/* absent, to be loaded whole, and small reads gain
+			 * nothing from such loads (aside.c) */
+			uint64_t t0 = cache_aside_clock(c);
+			ssize_t r = read_around(c, dst + done, len, o);
+			if (r < 0)
+				return done ? (ssize_t)done : r;
+			cache_aside_timed(c, len, t0);
+			done += len;
+			continue;
 		} else if (runs || cache_ra_sparse(c)) {
 			/* absent: what the run needs of it, or just this strided record */
 			uint64_t t0 = ffio_now_ns();

@@ -25,7 +25,9 @@
  * loading the page. */
 void cache_note_load(struct cache *c, off_t n, uint64_t t0)
 {
-	if (ffio_now_ns() - t0 > COLD_READ_NS + (uint64_t)n / 2)
+	uint64_t ns = ffio_now_ns() - t0;
+	cache_aside_load(c, n, ns);
+	if (ns > COLD_READ_NS + (uint64_t)n / 2)
 		c->ra.from_device |= ++c->ra.slow_loads >= 2;
 	else
 		c->ra.slow_loads = 0;
@@ -398,6 +400,8 @@ void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size)
 	}
 	if (c->ra.advised > next + (off_t)(window / 2) * step)
 		return; /* advised far enough ahead */
+	if (cache_aside_holds_ahead(c, n))
+		return; /* small reads go around, or are yet to be weighed (aside.c) */
 	if (cache_ra_sparse(c) && c->ra.from_device &&
 	    ra_advise_records(c, next, c->ra.stride, n, window, size) == 0) {
 		return;

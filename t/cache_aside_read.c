@@ -1,0 +1,224 @@
+/* t/cache_aside_read.c -- the cache steps aside for small reads it cannot
+ * gain on (layers/cache/aside.c, reads): a page loaded whole for sparse
+ * records costs more than the reads it serves would cost going around,
+ * so after one page the records of absent pages are read straight from
+ * below, one request each, and nothing is loaded ahead; dense reads keep
+ * loading pages; reads that come back to bytes the cache can hold bring
+ * it back; pages the cache holds (dirty or loaded) are still read from,
+ * and every byte read is the kernel's view of the same calls.
+ *
+ * The weighing is the cache's own (loads timed against a small read going
+ * around); the clock is fake_clock.h's (1 us a reading: no load looks
+ * like the device's) and the small read's cost is set, not timed, to 1 ns
+ * (struct cache_aside's probe): what is tested is the decision's
+ * arithmetic and its effects, not this machine's speed. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ffio-internal.h"
+#include "ffio.h"
+#include "cache.h"
+#include "fake_clock.h"
+#include "kernel_view.h"
+#include "tap.h"
+
+#define PAGE 65536
+#define FILE_LEN (4 << 20) /* 64 pages */
+#define REC 100
+
+static char dir[PATH_MAX / 2], path[PATH_MAX], logpath[PATH_MAX];
+static unsigned char want[FILE_LEN];
+
+static struct cache *cache_of(int fd)
+{
+	struct ffio_ofd *o = ffio_fd_get(fd);
+	for (struct ffio_layer *t = o && o->file ? o->file->top : NULL; t; t = t->below)
+		if (t->ops == &ffio_layer_cache)
+			return CACHE(t);
+	return NULL;
+}
+
+/* Reads that reached the bottom layer of fd's stack. */
+static long long below_reads(int fd)
+{
+	struct ffio_stats st[8];
+	int n = ffgetstats(fd, st, 8);
+	return n > 0 ? (long long)st[n - 1].count[FFIO_STAT_READ] : -1;
+}
+
+/* The file, written with plain calls: a byte pattern that differs at
+ * every offset within a record's reach. */
+static int make_file(void)
+{
+	for (size_t i = 0; i < FILE_LEN; i++)
+		want[i] = (unsigned char)((i * 131 + i / 251) & 0xff);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, want, FILE_LEN);
+	return close(fd) == 0 && n == FILE_LEN ? 0 : -1;
+}
+
+/* Open the file through the cache, the small read's cost set to 1 ns. */
+static int open_cached(const char *spec)
+{
+	int fd = ffopen(path, O_RDWR, 0, spec);
+	struct cache *c = fd >= 0 ? cache_of(fd) : NULL;
+	if (!c)
+		return -1;
+	c->aside.probes = 1 << 20; /* no read is timed */
+	c->aside.probe_ns = 1;
+	c->aside.probe_len = 1;
+	return fd;
+}
+
+/* Read REC bytes every stride bytes over [from, to) through fd; 1 if each
+ * is the kernel's (want). */
+static int read_pass(int fd, off_t from, off_t to, off_t stride)
+{
+	unsigned char buf[REC];
+	int good = 1;
+	for (off_t off = from; off + REC <= to; off += stride) {
+		ssize_t n = ffpread(fd, buf, REC, off);
+		if (n != REC || memcmp(buf, want + off, REC) != 0) {
+			tap_diag("read at %lld: %zd, %s", (long long)off, n, n == REC ? "other bytes" : strerror(errno));
+			good = 0;
+		}
+	}
+	return good;
+}
+
+static const char *log_text(void)
+{
+	static char log[1 << 16];
+	ssize_t n = kernel_pread(logpath, log, sizeof log - 1, 0);
+	log[n > 0 ? n : 0] = 0;
+	return log;
+}
+
+/* Sparse records, 100 B at 4 KiB: 16 in a page of 64 KiB.  The first
+ * page is loaded; at the second, the window (one page: the reads go
+ * forward) says the 16 reads would have cost less going around, so the
+ * other 63 pages' records are one request each. */
+static void sparse(void)
+{
+	int fd = open_cached("event.summary, cache:64k:16:2");
+	tap_ok(fd >= 0, "sparse: open");
+	if (fd < 0)
+		return;
+	tap_ok(read_pass(fd, 0, FILE_LEN, 4096), "sparse: every record is the file's");
+	long long n = below_reads(fd);
+	tap_is(n, 1 + 63 * 16, "sparse: one page loaded, then a request for each record (%lld)", n);
+	struct cache *c = cache_of(fd);
+	tap_ok(c && c->aside.reads_on && c->pages.npages == 1, "sparse: reads are aside; one page held");
+
+	/* A page the cache holds is read from; a dirty one too. */
+	unsigned char w[300];
+	memset(w, 'w', sizeof w);
+	tap_is(ffpwrite(fd, w, sizeof w, 40 * PAGE + 4096), (ssize_t)sizeof w, "sparse: a write into page 40");
+	memcpy(want + 40 * PAGE + 4096, w, sizeof w);
+	long long before = below_reads(fd);
+	tap_ok(read_pass(fd, 0, PAGE, 4096), "sparse: page 0 read again: its bytes");
+	tap_is(below_reads(fd) - before, 0, "sparse: from the cache, no request");
+	tap_ok(read_pass(fd, 40 * PAGE, 41 * PAGE, 4096), "sparse: page 40, partly written: the written bytes and the file's");
+	tap_ok(ffclose(fd) == 0, "sparse: close");
+	ssize_t k = kernel_pread(path, w, sizeof w, 40 * PAGE + 4096);
+	tap_ok(k == (ssize_t)sizeof w && memcmp(w, want + 40 * PAGE + 4096, sizeof w) == 0,
+	       "sparse: the write is in the file");
+	tap_ok(strstr(log_text(), "note: cache:64k:16:2: small reads go around it from read 17 on: ") != NULL,
+	       "sparse: the summary notes that the cache stepped aside for reads");
+}
+
+/* Dense records, 100 B one after another: a page serves 655 reads, which
+ * would cost more going around than its load: pages are loaded. */
+static void dense(void)
+{
+	int fd = open_cached("cache:64k:16:2");
+	tap_ok(fd >= 0, "dense: open");
+	if (fd < 0)
+		return;
+	tap_ok(read_pass(fd, 0, 16 * PAGE, REC), "dense: every record is the file's");
+	long long n = below_reads(fd);
+	struct cache *c = cache_of(fd);
+	tap_ok(n >= 1 && n <= 17, "dense: the pages loaded, a request each at most (%lld)", n);
+	tap_ok(c && !c->aside.reads_on, "dense: reads are not aside");
+	tap_ok(ffclose(fd) == 0, "dense: close");
+}
+
+/* Sparse records over 512 KiB, three times: in the first pass the cache
+ * steps aside; the second comes back to bytes a cache of 16 pages holds,
+ * with none of them dropped: the cache loads them again and stays. */
+static void again(void)
+{
+	int fd = open_cached("event.summary, cache:64k:16:2");
+	tap_ok(fd >= 0, "again: open");
+	if (fd < 0)
+		return;
+	int good = read_pass(fd, 0, 8 * PAGE, 4096);
+	long long first = below_reads(fd);
+	good &= read_pass(fd, 0, 8 * PAGE, 4096);
+	long long second = below_reads(fd) - first;
+	good &= read_pass(fd, 0, 8 * PAGE, 4096);
+	struct cache *c = cache_of(fd);
+	tap_ok(good, "again: every record is the file's, three times");
+	tap_is(first, 1 + 7 * 16, "again: first pass: one page, then each record around (%lld)", first);
+	tap_ok(second >= 7 && second <= 16, "again: second pass: pages loaded, not 112 records (%lld requests)", second);
+	tap_ok(c && !c->aside.reads_on && c->aside.reuse, "again: reads are loaded again, for good");
+	tap_ok(ffclose(fd) == 0, "again: close");
+	tap_ok(strstr(log_text(), "which came back to bytes the cache can hold") != NULL,
+	       "again: the summary notes that the cache came back");
+}
+
+/* .sieve steps aside for reads as well: they go around absent pages only,
+ * and the pages its writes made are read from. */
+static void sieve(void)
+{
+	int fd = open_cached("cache.sieve:64k:16:2");
+	tap_ok(fd >= 0, "sieve: open");
+	if (fd < 0)
+		return;
+	unsigned char w[REC];
+	memset(w, 's', sizeof w);
+	int good = 1;
+	for (long k = 0; k < 64; k++) { /* a sieved write into every 16th record's page */
+		off_t off = k * PAGE + 8192;
+		good &= ffpwrite(fd, w, sizeof w, off) == (ssize_t)sizeof w;
+		memcpy(want + off, w, sizeof w);
+	}
+	tap_ok(good, "sieve: writes into every page");
+	tap_ok(read_pass(fd, 0, FILE_LEN, 4096), "sieve: every record is the file's or the write's");
+	tap_ok(ffclose(fd) == 0, "sieve: close");
+	unsigned char back[REC];
+	tap_ok(kernel_pread(path, back, REC, 63 * PAGE + 8192) == REC && memcmp(back, w, REC) == 0,
+	       "sieve: the last write is in the file");
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "%s/ffio-aside-read.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(path, sizeof path, "%s/f.dat", dir);
+	snprintf(logpath, sizeof logpath, "%s/log", dir);
+	setenv("FF_IO_LOGFILE", logpath, 1);
+	fake_clock = 1;
+	if (make_file() < 0) {
+		perror(path);
+		return 1;
+	}
+	sparse();
+	dense();
+	again();
+	sieve();
+	unlink(path);
+	unlink(logpath);
+	rmdir(dir);
+	return tap_done();
+}
