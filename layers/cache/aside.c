@@ -43,7 +43,8 @@
  * a synchronous stack a page loaded ahead costs what it costs when the
  * read needs it, and a page the reads find absent is where they are
  * weighed.  After READ_RETRY reads around, the cache loads again and
- * weighs a new window; at once, and for good, when the reads go back to
+ * weighs a new window (after twice as many the next time, while the
+ * windows keep saying the same); at once, and for good, when the reads go back to
  * bytes they read before, within a span the cache can hold, and no page
  * was dropped meanwhile (another process's writes after a barrier, an
  * eviction): loaded then, the bytes would be read from memory the next
@@ -56,7 +57,8 @@
 
 #define ASIDE_WINDOW 256 /* requests (writes, while aside) judged together */
 #define READ_PROBES 4    /* small reads timed going around */
-#define READ_RETRY 4096  /* reads around before loads are tried again */
+#define READ_RETRY 4096  /* reads around before loads are tried again ... */
+#define READ_RETRY_MAX (1u << 20) /* ... twice as many after each retry that stays aside, up to this */
 
 /* The layer as the spec wrote it, for the notes. */
 static const char *spec_text(const struct cache *c)
@@ -181,7 +183,7 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 		if (off + (off_t)n > a->read_hi)
 			a->read_hi = off + (off_t)n;
 		a->prev_read = off;
-		if (!back && ++a->reads_aside < READ_RETRY)
+		if (!back && ++a->reads_aside < a->retry_after)
 			return 1;
 		a->reads_on = 0;
 		a->judged = back;
@@ -199,6 +201,9 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 		return 1; /* timed (cache_aside_clock), then weighed at the next load */
 	a->judged = 1;
 	if (window_says_aside(c)) {
+		/* after a retry that found the same, twice as many reads around
+		 * before the next (a load each time, which is what aside saves) */
+		a->retry_after = a->retry_after && a->retry_after < READ_RETRY_MAX ? 2 * a->retry_after : READ_RETRY;
 		a->reads_on = 1;
 		a->reads_aside = 0;
 		a->read_lo = a->read_hi = a->prev_read = off;
@@ -210,6 +215,7 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 			       a->load_bytes, a->probe_ns);
 		return 1;
 	}
+	a->retry_after = 0;
 	read_window_start(c);
 	return 0;
 }

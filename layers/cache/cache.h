@@ -284,7 +284,8 @@ struct cache_aside {
 	uint64_t probe_ns;           /* the quickest small read timed going around, or 0 */
 	size_t probe_len;            /* its length */
 	int probes;                  /* reads timed going around */
-	uint64_t reads_aside;        /* while aside: reads that went around ... */
+	uint64_t reads_aside;        /* while aside: reads that went around (retry_after: then loads again) ... */
+	uint64_t retry_after;
 	off_t read_lo, read_hi;      /* ... the span they covered ... */
 	off_t prev_read;             /* ... the last one */
 	uint64_t removed0;           /* pages.removed when they began */
