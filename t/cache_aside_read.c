@@ -4,7 +4,7 @@
  * so after one page the records of absent pages are read straight from
  * below, one request each, and nothing is loaded ahead; dense reads keep
  * loading pages; reads that come back to bytes the cache can hold bring
- * it back; pages the cache holds (dirty or loaded) are still read from,
+ * it back; random records go around too; pages the cache holds (dirty or loaded) are still read from,
  * and every byte read is the kernel's view of the same calls.
  *
  * The weighing is the cache's own (loads timed against a small read going
@@ -174,6 +174,38 @@ static void again(void)
 	       "again: the summary notes that the cache came back");
 }
 
+/* Bytes read from the bottom layer of fd's stack. */
+static long long below_bytes(int fd)
+{
+	struct ffio_stats st[8];
+	int n = ffgetstats(fd, st, 8);
+	return n > 0 ? (long long)st[n - 1].bytes[FFIO_STAT_READ] : -1;
+}
+
+/* Records at random offsets (a fixed sequence), forward and back: after
+ * a window of 4 loads the records go around, and a page that holds a
+ * record fetched alone is not filled whole for the next record in it. */
+static void random_records(void)
+{
+	int fd = open_cached("cache:64k:16:2");
+	tap_ok(fd >= 0, "random: open");
+	if (fd < 0)
+		return;
+	unsigned char buf[REC];
+	uint64_t x = 88172645463325252u;
+	int good = 1;
+	for (int i = 0; i < 4000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		off_t off = (off_t)(x % (FILE_LEN - REC));
+		good &= ffpread(fd, buf, REC, off) == REC && memcmp(buf, want + off, REC) == 0;
+	}
+	tap_ok(good, "random: every record is the file's");
+	long long b = below_bytes(fd);
+	tap_ok(b >= 4000LL * REC && b < 4000LL * REC + 16LL * PAGE,
+	       "random: %lld bytes read below: the records, and a few pages", b);
+	tap_ok(ffclose(fd) == 0, "random: close");
+}
+
 /* .sieve steps aside for reads as well: they go around absent pages only,
  * and the pages its writes made are read from. */
 static void sieve(void)
@@ -216,6 +248,7 @@ int main(void)
 	sparse();
 	dense();
 	again();
+	random_records();
 	sieve();
 	unlink(path);
 	unlink(logpath);

@@ -24,32 +24,39 @@
  * already).
  *
  * Reads.  A page loaded for a small read pays for itself by the reads it
- * then serves.  Where the file below answers from memory (the kernel's
- * page cache: loads are quick, cache_note_load) and the reads are sparse
- * (records of 1000 B at a stride of 4000 B, pages dropped after each
- * barrier as another rank may have written them), a load copies four
- * times the bytes wanted and serves fewer reads than it costs: ROMIO's
- * noncontiguous reads without data sieving ran at 0.72x of raw.  So the
- * loads made for reads are timed, and a window of them (one load along a
- * forward pattern, which does not come back to its pages; PAGES loads
- * otherwise, so that reuse can show) is weighed against what the reads
- * made meanwhile, hits included, would have cost going around: the
- * reads' count times what one small read costs below beyond its bytes
- * (the quickest of READ_PROBES small reads timed going around) plus
- * their bytes at the loads' cost per byte.  Where that is under 4/5 of
- * the loads' time, small reads into absent pages go around the cache
- * (read_around: pages held are still read from; nothing read ahead).
+ * then serves.  Where the reads are sparse and the file below answers
+ * quickly (records of 1000 B at a stride of 4000 B from the kernel's page
+ * cache, pages dropped after each barrier as another rank may have
+ * written them), a load copies four times the bytes wanted and costs more
+ * than the reads it serves: ROMIO's noncontiguous reads without data
+ * sieving ran at 0.72x of raw, bench/strided's 256 B records at 4 KiB at
+ * 0.78x.  So the loads made for reads are timed, and a window of them
+ * (one load along a forward pattern, which does not come back to its
+ * pages; READ_WINDOW loads otherwise, so that some reuse can show) is weighed
+ * against what the reads made meanwhile, hits included, would have cost
+ * going around: their count times what a small read costs below beyond
+ * its bytes (the mean of READ_PROBES small reads timed going around)
+ * plus their bytes at the loads' cost per byte.  Where that is under 4/5 of the loads'
+ * time, small reads into absent pages go around the cache (read_around:
+ * pages held are still read from; nothing is loaded ahead).
+ *
  * Until the first window is weighed, nothing is loaded ahead either: on
  * a synchronous stack a page loaded ahead costs what it costs when the
  * read needs it, and a page the reads find absent is where they are
  * weighed.  After READ_RETRY reads around, the cache loads again and
  * weighs a new window (after twice as many the next time, while the
- * windows keep saying the same); at once, and for good, when the reads go back to
- * bytes they read before, within a span the cache can hold, and no page
- * was dropped meanwhile (another process's writes after a barrier, an
- * eviction): loaded then, the bytes would be read from memory the next
- * time round.  Not for a file whose loads come from the device (each read
- * around would pay the device's latency) nor under O_DIRECT.
+ * windows keep saying the same); at once, and for good, when the reads
+ * (READ_BACK_MIN of them at least) go back to bytes they read before,
+ * within a span the cache can hold,
+ * and no page was dropped meanwhile (another process's writes after a
+ * barrier, an eviction): loaded then, the bytes would be read from memory
+ * the next time round.  Only over a synchronous stack (with requests in
+ * flight below, loads ahead are out of the reads' way), for reads of at
+ * most a quarter of a page that neither follow runs nor fetch only their
+ * records (cache_ra_runs, cache_ra_sparse: those loads carry no spare
+ * bytes), not under O_DIRECT, and not once loads came from the device
+ * (cache_note_load): there a small read timed going around would cost a
+ * device's round trip, and loads ahead are the kernel's to overlap.
  */
 #include "config.h"
 #include <inttypes.h>
@@ -57,6 +64,8 @@
 
 #define ASIDE_WINDOW 256 /* requests (writes, while aside) judged together */
 #define READ_PROBES 4    /* small reads timed going around */
+#define READ_WINDOW 4    /* loads weighed together, but along a forward pattern (1) */
+#define READ_BACK_MIN 64 /* reads around before going back to earlier bytes may mean reuse */
 #define READ_RETRY 4096  /* reads around before loads are tried again ... */
 #define READ_RETRY_MAX (1u << 20) /* ... twice as many after each retry that stays aside, up to this */
 
@@ -138,7 +147,7 @@ static int window_says_aside(const struct cache *c)
 {
 	const struct cache_aside *a = &c->aside;
 	double per_byte = (double)a->load_ns / (double)a->load_bytes;
-	double fixed = (double)a->probe_ns - (double)a->probe_len * per_byte;
+	double fixed = ((double)a->probe_ns - (double)a->probe_len * per_byte) / a->probes;
 	double reads = (double)(c->stats.n_read - a->reads0), bytes = (double)(c->stats.b_read - a->bytes0);
 	if (fixed < 0)
 		fixed = 0;
@@ -149,14 +158,15 @@ static int window_says_aside(const struct cache *c)
  * O_DIRECT, loads not from the device? */
 static int read_may_go_around(const struct cache *c, size_t n)
 {
-	return !c->conf.direct && !c->async.below && !c->ra.from_device && n > 0 && n * 4 <= c->conf.page;
+	return !c->conf.direct && !c->async.below && n > 0 && n * 4 <= c->conf.page;
 }
 
 int cache_aside_holds_ahead(const struct cache *c, size_t n)
 {
 	if (cache_ra_sparse(c) || cache_ra_runs(c)) /* loads of what the reads want, no more */
 		return 0;
-	return c->aside.reads_on || (!c->aside.judged && c->aside.loads > 0 && read_may_go_around(c, n));
+	return c->aside.reads_on ||
+	       (!c->aside.judged && c->aside.loads > 0 && !c->ra.from_device && read_may_go_around(c, n));
 }
 
 /* The bytes the cache can hold at once. */
@@ -169,15 +179,11 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 {
 	struct cache_aside *a = &c->aside;
 
-	if (!read_may_go_around(c, n)) {
-		if (a->reads_on && c->ra.from_device) {
-			a->reads_on = 0;
-			read_window_start(c);
-		}
+	if (a->reuse || !read_may_go_around(c, n))
 		return 0;
-	}
-	if (a->reads_on) {
-		int back = off < a->prev_read && c->pages.removed == a->removed0 && a->read_hi - a->read_lo <= cache_span(c);
+	if (a->reads_on) { /* (until the retry, whatever the loads' speed became) */
+		int back = off < a->prev_read && a->reads_aside >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
+			   a->read_hi - a->read_lo <= cache_span(c);
 		if (off < a->read_lo)
 			a->read_lo = off;
 		if (off + (off_t)n > a->read_hi)
@@ -187,15 +193,18 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 			return 1;
 		a->reads_on = 0;
 		a->judged = back;
-		a->reuse |= back; /* the windows are PAGES loads from now on */
+		a->reuse = back; /* for good */
 		ffio_layer_note(&c->base, "%s: reads loaded into it again from read %" PRIu64 " on, after %" PRIu64
 			       " small reads around it%s", spec_text(c), c->stats.n_read, a->reads_aside,
 			       back ? ", which came back to bytes the cache can hold" : "");
 		read_window_start(c);
 		return 0;
 	}
-	int forward = c->ra.valid && c->ra.hits >= 2 && !a->reuse;
-	if (a->loads == 0 || a->loads < (forward ? 1u : (uint32_t)c->conf.limit) || a->load_bytes == 0)
+	if (c->ra.from_device)
+		return 0; /* a small read timed going around would pay the device's latency */
+	int forward = c->ra.valid && c->ra.hits >= 2;
+	uint32_t window = forward ? 1 : c->conf.limit < READ_WINDOW ? (uint32_t)c->conf.limit : READ_WINDOW;
+	if (a->loads < window || a->load_bytes == 0)
 		return 0;
 	if (a->probes < READ_PROBES)
 		return 1; /* timed (cache_aside_clock), then weighed at the next load */
@@ -212,7 +221,7 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 			       " reads cost %" PRIu64 " us of loads (%" PRIu64 " bytes); going around: %" PRIu64
 			       " ns a read and its bytes",
 			       spec_text(c), c->stats.n_read, c->stats.n_read - a->reads0, a->load_ns / 1000,
-			       a->load_bytes, a->probe_ns);
+			       a->load_bytes, a->probe_ns / (uint64_t)a->probes);
 		return 1;
 	}
 	a->retry_after = 0;
@@ -230,10 +239,7 @@ void cache_aside_timed(struct cache *c, size_t n, uint64_t t0)
 	struct cache_aside *a = &c->aside;
 	if (!t0 || a->probes >= READ_PROBES)
 		return;
-	uint64_t ns = ffio_now_ns() - t0;
 	a->probes++;
-	if (!a->probe_ns || ns < a->probe_ns) {
-		a->probe_ns = ns;
-		a->probe_len = n;
-	}
+	a->probe_ns += ffio_now_ns() - t0;
+	a->probe_len += n;
 }

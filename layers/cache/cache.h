@@ -277,7 +277,7 @@ struct cache_aside {
 	/* reads: small reads into absent pages go around (aside.c) */
 	int reads_on;                /* they do */
 	int judged;                  /* a window was weighed since the file opened (or reads came back) */
-	int reuse;                   /* reads came back to bytes read around: windows of PAGES loads */
+	int reuse;                   /* reads came back to bytes read around: loaded for good */
 	uint32_t loads;              /* this window: loads made for reads ... */
 	uint64_t load_ns, load_bytes; /* ... what they took, and their bytes */
 	uint64_t reads0, bytes0;     /* stats.n_read and b_read when the window began */

@@ -200,7 +200,20 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 
 		if (p && p->reading && (err = cache_pg_wait(c, p)) < 0) /* read-ahead on its way */
 			return done ? (ssize_t)done : err;
-		if (p && !pg_holds(p, lo, hi)) {
+		int holds = p && pg_holds(p, lo, hi);
+		if (!holds && (!p || !p->next_ext) && !runs && !cache_ra_sparse(c) && cache_aside_read(c, n, o)) {
+			/* a page to be loaded whole, none of its bytes the
+			 * application's, for small reads that gain nothing
+			 * from such loads (aside.c) */
+			uint64_t t0 = cache_aside_clock(c);
+			ssize_t r = read_around(c, dst + done, len, o);
+			if (r < 0)
+				return done ? (ssize_t)done : r;
+			cache_aside_timed(c, len, t0);
+			done += len;
+			continue;
+		}
+		if (p && !holds) {
 			c->stats.misses++;
 			if (!p->next_ext && runs)
 				err = cache_run_load(c, p, lo, hi, run0);
@@ -219,16 +232,6 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 				p->ra = 0;
 				c->stats.ra_used++;
 			}
-		} else if (!runs && !cache_ra_sparse(c) && cache_aside_read(c, n, o)) {
-			/* absent, to be loaded whole, and small reads gain
-			 * nothing from such loads (aside.c) */
-			uint64_t t0 = cache_aside_clock(c);
-			ssize_t r = read_around(c, dst + done, len, o);
-			if (r < 0)
-				return done ? (ssize_t)done : r;
-			cache_aside_timed(c, len, t0);
-			done += len;
-			continue;
 		} else if (runs || cache_ra_sparse(c)) {
 			/* absent: what the run needs of it, or just this strided record */
 			uint64_t t0 = ffio_now_ns();
