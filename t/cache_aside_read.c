@@ -71,9 +71,11 @@ static int open_cached(const char *spec)
 	struct cache *c = fd >= 0 ? cache_of(fd) : NULL;
 	if (!c)
 		return -1;
-	c->aside.probes = 1 << 20; /* no read is timed */
-	c->aside.probe_ns = 1;
-	c->aside.probe_len = 1;
+	c->aside.probes = READ_PROBES; /* no read is timed */
+	for (int i = 0; i < READ_PROBES; i++) {
+		c->aside.probe_ns[i] = 1;
+		c->aside.probe_len[i] = 1;
+	}
 	return fd;
 }
 

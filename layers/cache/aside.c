@@ -35,7 +35,7 @@
  * pages; READ_WINDOW loads otherwise, so that some reuse can show) is weighed
  * against what the reads made meanwhile, hits included, would have cost
  * going around: their count times what a small read costs below beyond
- * its bytes (the mean of READ_PROBES small reads timed going around)
+ * its bytes (the median of READ_PROBES small reads timed going around)
  * plus their bytes at the loads' cost per byte.  Where that is under 4/5 of the loads'
  * time, small reads into absent pages go around the cache (read_around:
  * pages held are still read from; nothing is loaded ahead).
@@ -63,7 +63,6 @@
 #include "cache.h"
 
 #define ASIDE_WINDOW 256 /* requests (writes, while aside) judged together */
-#define READ_PROBES 4    /* small reads timed going around */
 #define READ_WINDOW 4    /* loads weighed together, but along a forward pattern (1) */
 #define READ_BACK_MIN 64 /* reads around before going back to earlier bytes may mean reuse */
 #define READ_RETRY 4096  /* reads around before loads are tried again ... */
@@ -141,16 +140,32 @@ void cache_aside_load(struct cache *c, off_t n, uint64_t ns)
 	a->load_bytes += (uint64_t)n;
 }
 
+/* What a small read costs below beyond its bytes: the median of the
+ * reads timed going around (one preempted, or one the device served, says
+ * nothing of the others), less their bytes at per_byte. */
+static double probe_fixed(const struct cache_aside *a, double per_byte)
+{
+	double f[READ_PROBES];
+	int n = a->probes < READ_PROBES ? a->probes : READ_PROBES;
+	for (int i = 0; i < n; i++) {
+		double x = (double)a->probe_ns[i] - (double)a->probe_len[i] * per_byte;
+		int j = i;
+		for (; j > 0 && f[j - 1] > x; j--)
+			f[j] = f[j - 1];
+		f[j] = x;
+	}
+	double m = n == 0 ? 0 : n % 2 ? f[n / 2] : (f[n / 2 - 1] + f[n / 2]) / 2;
+	return m > 0 ? m : 0;
+}
+
 /* Do the reads of the window, going around, cost less than 4/5 of the
  * loads made for them? */
 static int window_says_aside(const struct cache *c)
 {
 	const struct cache_aside *a = &c->aside;
 	double per_byte = (double)a->load_ns / (double)a->load_bytes;
-	double fixed = ((double)a->probe_ns - (double)a->probe_len * per_byte) / a->probes;
+	double fixed = probe_fixed(a, per_byte);
 	double reads = (double)(c->stats.n_read - a->reads0), bytes = (double)(c->stats.b_read - a->bytes0);
-	if (fixed < 0)
-		fixed = 0;
 	return (reads * fixed + bytes * per_byte) * 5 < (double)a->load_ns * 4;
 }
 
@@ -221,7 +236,7 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 			       " reads cost %" PRIu64 " us of loads (%" PRIu64 " bytes); going around: %" PRIu64
 			       " ns a read and its bytes",
 			       spec_text(c), c->stats.n_read, c->stats.n_read - a->reads0, a->load_ns / 1000,
-			       a->load_bytes, a->probe_ns / (uint64_t)a->probes);
+			       a->load_bytes, (uint64_t)probe_fixed(a, 0));
 		return 1;
 	}
 	a->retry_after = 0;
@@ -239,7 +254,7 @@ void cache_aside_timed(struct cache *c, size_t n, uint64_t t0)
 	struct cache_aside *a = &c->aside;
 	if (!t0 || a->probes >= READ_PROBES)
 		return;
+	a->probe_ns[a->probes] = ffio_now_ns() - t0;
+	a->probe_len[a->probes] = n;
 	a->probes++;
-	a->probe_ns += ffio_now_ns() - t0;
-	a->probe_len += n;
 }

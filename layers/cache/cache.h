@@ -268,7 +268,8 @@ struct cache_big {
 	uint64_t copy_ns_per_mib;    /* what copying into the cache cost, smoothed */
 };
 
-/* Stepping aside for small writes the cache gains nothing on (aside.c). */
+/* Stepping aside for small writes and reads the cache gains nothing on (aside.c). */
+#define READ_PROBES 4 /* small reads timed going around */
 struct cache_aside {
 	int on;                      /* small writes go around the cache */
 	uint64_t writes, pieces;     /* this window of write-backs: writes in, requests out */
@@ -281,9 +282,9 @@ struct cache_aside {
 	uint32_t loads;              /* this window: loads made for reads ... */
 	uint64_t load_ns, load_bytes; /* ... what they took, and their bytes */
 	uint64_t reads0, bytes0;     /* stats.n_read and b_read when the window began */
-	uint64_t probe_ns;           /* the quickest small read timed going around, or 0 */
-	size_t probe_len;            /* its length */
-	int probes;                  /* reads timed going around */
+	uint64_t probe_ns[READ_PROBES]; /* small reads timed going around ... */
+	size_t probe_len[READ_PROBES];  /* ... their lengths */
+	int probes;                     /* ... how many (READ_PROBES: all) */
 	uint64_t reads_aside;        /* while aside: reads that went around (retry_after: then loads again) ... */
 	uint64_t retry_after;
 	off_t read_lo, read_hi;      /* ... the span they covered ... */
