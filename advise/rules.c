@@ -23,15 +23,48 @@
  * at a low latency) from 16 KiB on the copy into the cache costs what the
  * calls saved gain (measured: sequential reads and writes of 16 KiB and
  * more from the page cache were as fast or faster raw); where requests
- * wait for a network, gathering them pays up to larger ones. */
+ * wait for a network, gathering them pays up to larger ones.  Not from 8
+ * KiB on: netCDF's 8 KiB blocks mostly gained through a cache in make
+ * bench-advise (its best netCDF grid spec against raw: tile + record
+ * 1.13x to 1.63x in four of six runs, 0.87x and 1.0x in two; two ncrcat
+ * at once 1.03x to 1.36x in six of seven runs; both uncached, 0.83 and
+ * 0.80 of that best).  Where they did not, in the seed's Method 1 (7
+ * ranks on 2 cores, the master writing), an empty FF_IO_OPTS, preloaded,
+ * ran at 0.89x to 0.93x of raw and a cache of 1 MiB pages at 0.85x to
+ * 0.91x: the preloaded libraries cost, not the cache, and leaving the
+ * file uncached does not remove that. */
 #define LARGE_LOCAL (16 * 1024)
 #define LARGE_REMOTE (1024 * 1024)
 #define PAGE_MIN (64 * 1024)
 #define PAGE_MAX (4 * 1024 * 1024)
 #define RECORDS_PER_PAGE 64       /* a page should hold this many records */
+/* ... and, where the data comes back (the bytes moved at least twice the
+ * working set), a page is also at least the working set over WS_PAGES,
+ * up to WS_PAGE_MAX: the cache holds the working set in 16 pages up to
+ * 16 MiB, in more (up to PAGES_MAX) beyond.  Data passed about once
+ * (records spread over a file, a file written or read once) needs only
+ * the pages being filled and those read ahead: ONCE_PAGES of the size the
+ * records ask for.  Measured with make bench-advise (medians of 5 to 11
+ * runs, five runs) and bench/strided -P (9 to 25, round robin), on a busy
+ * machine: 256 B records 4 KiB apart over 64 MiB, written sieved and read
+ * back twice, were fastest through 16 pages of 64 KiB or 64 of 256 KiB in
+ * every run, at 0.4x to 0.5x of that through 16 of 4 MiB (64 MiB of
+ * memory, the working set), 0.29 s through 64 of 1 MiB against 0.15 s; 8
+ * B records 64 B apart over 4 MiB, the same, were as fast through 16
+ * pages of 64 KiB as through 16 of 1 MiB (0.0267 s against 0.0316 s,
+ * 0.0496 s against 0.0473 s, ...), and 5% to 40% slower through pages of
+ * 256 KiB (the working set's sixteenth), never faster: their miss was 64
+ * pages read 8 ahead (0.068-0.079 s against 0.050-0.052 s with 2 ahead),
+ * not the page size. */
+#define WS_PAGES 16
+#define WS_PAGE_MAX (1024 * 1024)
+#define ONCE_PAGES 16
 #define PAGES_MIN 4
 #define PAGES_MAX 64
-#define AHEAD_MAX 8
+/* Read-ahead: a quarter of the pages, 1 or 2: the same 8 B records read
+ * back with 2 pages ahead took 0.050 s, with 4 0.061-0.097 s, with 8
+ * 0.068-0.098 s, where the machine was busy (equal when it was idle). */
+#define AHEAD_MAX 2
 #define RANDOM_CACHE_MAX (64 * 1024 * 1024) /* random requests: cached only when the working set fits */
 #define RANDOM_SMALL 8192 /* ... and they are smaller (measured: 8 KiB random writes gained nothing) */
 #define URING_DEPTH 64
@@ -41,6 +74,13 @@
  * read ahead gained up to a stride of 2 KiB and lost from 4 KiB (0.85x,
  * 0.45x at 8 KiB); sieved writes gained up to 4 KiB (2x) and lost from 16
  * KiB; a cache without .sieve under strided writes lost (0.6x to 0.9x).
+ * Reads of a file written sieved by the process itself are the exception:
+ * 256 B records 4 KiB apart, written through cache.sieve and read back,
+ * read 1.3x faster than raw (a file written in 512 KiB requests), while
+ * the same reads of a file written in large requests ran at 0.78x to
+ * 0.95x through a cache: so strided reads of a file that the reading
+ * process alone writes, its writes sieved, are cached up to the sieve's
+ * stride (STRIDE_SIEVE_MAX), other strided reads up to STRIDE_READ_MAX.
  * Where requests wait for a slow file system a call costs 100 us or more:
  * gaps 16 times as large are then still cheaper (not measured here). */
 #define STRIDE_READ_MAX 2048
@@ -56,10 +96,12 @@ struct stats {
 	struct adv_dir strides[2]; /* only .stride[] used: candidates over the group */
 	int nfiles, max_writers, max_procs;
 	int64_t ws;            /* the working set of the largest file */
+	double ws_sum;         /* ... and of all, added up */
 	int ws_from_size;      /* ... taken from its size (else from bytes moved) */
 	int fs_local;          /* 1 all local, 0 one is network/parallel, -1 unknown */
 	int pseudo;            /* one is on /proc, /sys, ... */
 	int shared_rw;         /* one is read by a process while another writes it */
+	int foreign_reads;     /* one is read by a process that is not its only writer */
 	char fstype[64];
 };
 
@@ -201,12 +243,17 @@ static void add_file(struct stats *s, const struct adv_file *f)
 		/* the most one process moved or strode over in one summary */
 		ws = f->span;
 	}
+	s->ws_sum += ws > 0 ? (double)ws : 0;
 	if (ws > s->ws) {
 		s->ws = ws;
 		s->ws_from_size = from_size;
 	}
 	s->pseudo |= f->pseudo;
 	s->shared_rw |= f->shared_rw;
+	/* read only by the one process that writes it (or never written)? */
+	for (int i = 0; i < f->nreaders && f->nwriters > 0; i++)
+		if (f->nwriters > 1 || f->readers[i] != f->writers[0])
+			s->foreign_reads = 1;
 	if (s->nfiles == 0) {
 		s->fs_local = f->fs_local;
 		snprintf(s->fstype, sizeof s->fstype, "%s", f->fstype);
@@ -264,6 +311,39 @@ static uint64_t calls_after(const struct stats *s, const struct choice *c, int d
 	return after < n ? (uint64_t)after : s->calls[d];
 }
 
+/* Does the data come back: are the bytes moved at least twice the
+ * working sets of the files? */
+static int comes_back(const struct stats *s)
+{
+	return (double)(s->bytes[0] + s->bytes[1]) >= 2.0 * s->ws_sum;
+}
+
+/* The page that a working set asks for where the data comes back: a
+ * sixteenth of it, a power of two up to WS_PAGE_MAX; 0 for data passed
+ * about once. */
+static int64_t ws_page(const struct stats *s)
+{
+	int64_t p = pow2_at_least((double)s->ws / WS_PAGES);
+	if (!comes_back(s))
+		return 0;
+	return p < WS_PAGE_MAX ? p : WS_PAGE_MAX;
+}
+
+/* The stride of writes that .sieve could fill the gaps of: half of the
+ * writes or more strided, with gaps (the stride larger than the
+ * record), at most a quarter random.  0 when the writes are not such. */
+static int64_t sieve_stride(const struct stats *s)
+{
+	double wstr = share(s->strided[1], s->seq[1], s->strided[1], s->random[1]);
+	double wrnd = share(s->random[1], s->seq[1], s->strided[1], s->random[1]);
+	int64_t st = dominant_stride(s, 1);
+
+	st = st < 0 ? -st : st;
+	if (!s->calls[1] || wstr < 0.5 || st <= (int64_t)request_size(s, 1) || wrnd > 0.25)
+		return 0;
+	return st;
+}
+
 /* The rules.  Fills c; its reasons say why for every choice. */
 static void decide(const struct stats *s, const struct adv_options *o, struct choice *c)
 {
@@ -303,6 +383,21 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 			    "copy", dn, a, b, slow ? "" : " here");
 		return;
 	}
+	/* the page: many records in one, several strides, and a sixteenth of
+	 * a working set that comes back */
+	int64_t page = pow2_at_least(RECORDS_PER_PAGE * (r > 1 ? r : 1));
+	if (strsh >= 0.5 && astride > 0 && astride < PAGE_MAX)
+		page = page > pow2_at_least(8.0 * (double)astride) ? page : pow2_at_least(8.0 * (double)astride);
+	page = page > ws_page(s) ? page : ws_page(s);
+	if (page < PAGE_MIN)
+		page = PAGE_MIN;
+	if (page > PAGE_MAX)
+		page = PAGE_MAX;
+	/* strided reads of a file that the reading process alone writes,
+	 * its writes sieved: read back ahead up to the sieve's stride */
+	int64_t sieved = sieve_stride(s);
+	int own_sieved = !s->foreign_reads && s->max_writers == 1 && sieved > 0 && sieved < page &&
+			 sieved <= STRIDE_SIEVE_MAX * (slow ? SLOW_STRIDE_FACTOR : 1);
 	/* strided directions with gaps: what moving the gaps costs */
 	for (int d = 0; d < 2; d++) {
 		double dstr = share(s->strided[d], s->seq[d], s->strided[d], s->random[d]);
@@ -314,7 +409,7 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 		if (s->calls[d] * 4 < n || dstr < 0.5 || (double)ds <= dr)
 			continue; /* a minor direction, not strided, or no gaps */
 		adv_size_str(b, sizeof b, (double)ds);
-		lim = (d ? STRIDE_SIEVE_MAX : STRIDE_READ_MAX) * (slow ? SLOW_STRIDE_FACTOR : 1);
+		lim = (d || own_sieved ? STRIDE_SIEVE_MAX : STRIDE_READ_MAX) * (slow ? SLOW_STRIDE_FACTOR : 1);
 		if (d == 1 && s->max_writers > 1) {
 			why(c, "uncached: %d processes write strided records (stride %s) with gaps between them: "
 			    ".sieve would overwrite the others' bytes, and a cache without it saves no call "
@@ -327,16 +422,12 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 			    "than the calls saved", ddn, b, w, slow ? "" : " on this file system");
 			return;
 		}
+		if (d == 0 && ds > STRIDE_READ_MAX * (slow ? SLOW_STRIDE_FACTOR : 1))
+			why(c, "cache: strided reads with a stride of %s of a file that only the reading process "
+			    "writes, its writes sieved: they read back whole pages ahead (measured 1.3x of raw "
+			    "at a stride of 4 KiB, where the reads of a file written otherwise lost)", b);
 	}
 	adv_size_str(w, sizeof w, (double)s->ws);
-	/* the page: many records in one, and several strides */
-	int64_t page = pow2_at_least(RECORDS_PER_PAGE * (r > 1 ? r : 1));
-	if (strsh >= 0.5 && astride > 0 && astride < PAGE_MAX)
-		page = page > pow2_at_least(8.0 * (double)astride) ? page : pow2_at_least(8.0 * (double)astride);
-	if (page < PAGE_MIN)
-		page = PAGE_MIN;
-	if (page > PAGE_MAX)
-		page = PAGE_MAX;
 	if (ordered < 0.5) {
 		/* random: only a working set that fits, written, or read again */
 		adv_size_str(b, sizeof b, RANDOM_CACHE_MAX);
@@ -382,12 +473,21 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 	c->kind = K_CACHE;
 	c->page = page;
 	int64_t want = (s->ws + page - 1) / page;
-	c->pages = want < PAGES_MIN ? PAGES_MIN : want > PAGES_MAX ? PAGES_MAX : (int)want;
+	int once = !random_cached && !comes_back(s);
+	int most = once ? ONCE_PAGES : PAGES_MAX;
+	c->pages = want < PAGES_MIN ? PAGES_MIN : want > most ? most : (int)want;
 	if (random_cached && want > c->pages)
 		c->pages = (int)(want > RANDOM_CACHE_MAX / page ? RANDOM_CACHE_MAX / page : want);
 	spec_size(b, sizeof b, page);
-	why(c, "pages: %d of %s for a working set of %s%s", c->pages, b, w,
-	    (int64_t)c->pages * page >= s->ws ? " (all of it)" : " (bounded)");
+	if ((int64_t)c->pages * page >= s->ws)
+		why(c, "pages: %d of %s for a working set of %s (all of it)", c->pages, b, w);
+	else if (once) {
+		char m[32];
+		adv_size_str(m, sizeof m, (double)(s->bytes[0] + s->bytes[1]));
+		why(c, "pages: %d of %s: the data passes about once (%s moved over a working set of %s): "
+		    "the cache holds what is being filled and read ahead", c->pages, b, m, w);
+	} else
+		why(c, "pages: %d of %s for a working set of %s (bounded)", c->pages, b, w);
 	/* read-ahead: only for reads that are sequential or strided */
 	double rordered = 1.0 - share(s->random[0], s->seq[0], s->strided[0], s->random[0]);
 	if (s->calls[0] && rordered >= 0.5 && !random_cached) {
@@ -400,13 +500,10 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 	/* .sieve: small strided writes with gaps, one writer, no random writes */
 	double wstr = share(s->strided[1], s->seq[1], s->strided[1], s->random[1]);
 	double wrnd = share(s->random[1], s->seq[1], s->strided[1], s->random[1]);
-	int64_t ws_stride = dominant_stride(s, 1);
-	double wr = request_size(s, 1);
-	if (ws_stride < 0)
-		ws_stride = -ws_stride;
+	int64_t ws_stride = sieved;
 	if (!s->calls[1]) {
 		/* nothing to say about sieving */
-	} else if (wstr < 0.5 || ws_stride <= (int64_t)wr || wrnd > 0.25) {
+	} else if (!sieved) {
 		why(c, "no .sieve: the writes leave no regular gaps to fill (%.0f%% strided, %.0f%% random)",
 		    100.0 * wstr, 100.0 * wrnd);
 	} else if (s->max_writers > 1) {

@@ -1,15 +1,20 @@
 #!/bin/sh
 # t/advise_rules.sh -- ffio-advise on synthetic JSON event logs, one per
 # access pattern, checked against the exact spec the rules give: large
-# sequential reads stay uncached, 64 KiB requests too unless they wait
-# for a slow file system; small strided writes by one process get
-# cache.sieve, by two processes no cache (never .sieve), two processes'
-# sequential writes a plain cache; strides too far apart stay uncached; random small
-# writes never get .sieve; uring only for a high measured latency off a
-# local file system; globs *.nc and out_*.dat; a log merged by --keep-log
-# keeps its processes apart; /proc files stay uncached; a file one
-# process reads while another writes gets a note; malformed lines give
-# FILE:LINE and exit 1.
+# sequential reads stay uncached, 16 KiB requests too on a local file
+# system (8 KiB ones are cached), 64 KiB ones unless they wait for a
+# slow file system; small strided writes by one process get cache.sieve,
+# by two processes no cache (never .sieve), two processes' sequential
+# writes a plain cache; strides too far apart stay uncached, but reads 4
+# KiB apart of a file that the reading process alone writes sieved get
+# .sieve and read-ahead (not when another process writes it, or two do,
+# or it is read only); pages hold a sixteenth of the working set, up to
+# 256 KiB in 16 pages for data passed once, up to 1 MiB for data that
+# comes back; random small writes never get .sieve; uring only for a
+# high measured latency off a local file system; globs *.nc and
+# out_*.dat; a log merged by --keep-log keeps its processes apart; /proc
+# files stay uncached; a file one process reads while another writes
+# gets a note; malformed lines give FILE:LINE and exit 1.
 . "${top_srcdir:-$(dirname "$0")/..}/t/rel_lib.sh"
 ADV=$top_builddir/ffio-advise
 [ -x "$ADV" ] || skip_all "ffio-advise not built"
@@ -39,14 +44,21 @@ grep -q 'no file needs a stack' "$d/out"; ok $? "... with a message before the e
 summ write "$d/mid.dat" 10000 655360000 0.05 10000 0 0 0 65536 >"$d/l16.json"
 is "$(advise "$d/l16.json")" "FF_IO_OPTS=''" "sequential 64 KiB writes on a local file system: uncached"
 grep -q 'uncached: the writes are large already (median 64 KiB, 16 KiB or more here)' "$d/out"; ok $? "... saying why"
-summ read "$nodir/mid.dat" 10000 655360000 5.0 10000 0 0 0 65536 >"$d/l17.json"
-is "$(advise "$d/l17.json")" "FF_IO_OPTS='mid.dat(cache:4m:64:8, uring:64)'" "the same reads at 500 us: 4 MiB pages over uring"
+# -- 8 KiB requests (netCDF's blocks) are cached on a local file system,
+# from 16 KiB on they are not
+summ read "$d/blk.nc" 10000 81920000 0.01 10000 0 0 0 8192 >"$d/l18.json"
+is "$(advise "$d/l18.json")" "FF_IO_OPTS='blk.nc(cache:512k:16:2)'" "sequential 8 KiB reads on a local file system: cached"
+summ read "$d/blk16.nc" 10000 163840000 0.01 10000 0 0 0 16384 >"$d/l19.json"
+is "$(advise "$d/l19.json")" "FF_IO_OPTS=''" "sequential 16 KiB reads on a local file system: uncached"
+grep -q 'uncached: read sequentially in large requests (median 16 KiB, 16 KiB or more here)' "$d/out"; ok $? "... saying why"
 
 # -- small strided writes, one process: cache.sieve
 summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64 >"$d/l2.json"
-is "$(advise "$d/l2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "strided 64 B writes, one writer: cache.sieve"
+is "$(advise "$d/l2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:16:0)'" "strided 64 B writes, one writer: cache.sieve"
 grep -q '^    - \.sieve: one process writes strided records' "$d/out"; ok $? "... with the reason for .sieve"
 grep -q 'system calls: 10000 -> 40 (250.0x fewer, estimated)' "$d/out"; ok $? "... and the expected calls (10000 -> 40: 256 B strides in 64 KiB pages)"
+grep -q 'pages: 16 of 64k: the data passes about once (625 KiB moved over a working set of 2.441 MiB)' "$d/out"
+ok $? "... in 16 pages: the records pass once"
 
 # -- the same by two processes (one log each): never .sieve, and no plain
 # cache either: its gaps are the other's, it would save no call (measured
@@ -59,7 +71,7 @@ grep -q 'uncached: 2 processes write strided records (stride 256 B) with gaps be
 	"$d/out"; ok $? "... saying why"
 summ write "$d/seg.dat" 20000 1280000 0.02 20000 0 0 0 64 >"$d/seg/ev.101.json"
 summ write "$d/seg.dat" 20000 1280000 0.02 20000 0 0 0 64 >"$d/seg/ev.102.json"
-is "$(advise "$d/seg")" "FF_IO_OPTS='seg.dat(cache:64k:20:0)'" "two processes writing 64 B records sequentially: plain cache"
+is "$(advise "$d/seg")" "FF_IO_OPTS='seg.dat(cache:128k:10:0)'" "two processes writing 64 B records sequentially: plain cache"
 grep -q 'no .sieve: the writes leave no regular gaps' "$d/out"; ok $? "... no .sieve"
 grep -q '2 writing (written by more than one process)' "$d/out"; ok $? "... and the writers are counted"
 # a log merged by --keep-log keeps the two processes apart
@@ -75,11 +87,61 @@ summ write "$d/far.dat" 10000 640000 0.01 0 10000 8192 0 64 >"$d/lf1.json"
 is "$(advise "$d/lf1.json")" "FF_IO_OPTS=''" "64 B writes 8 KiB apart, one writer: uncached"
 grep -q 'uncached: strided writes with a stride of 8 KiB (more than 4 KiB on this file system)' "$d/out"; ok $? "... saying why"
 summ read "$d/far.dat" 10000 640000 0.01 0 10000 4096 0 64 >"$d/lf2.json"
-is "$(advise "$d/lf2.json")" "FF_IO_OPTS=''" "64 B reads 4 KiB apart: uncached"
+is "$(advise "$d/lf2.json")" "FF_IO_OPTS=''" "64 B reads 4 KiB apart of a file read only: uncached"
+grep -q 'uncached: strided reads with a stride of 4 KiB (more than 2 KiB on this file system)' "$d/out"; ok $? "... saying why"
 summ read "$d/near.dat" 10000 640000 0.01 0 10000 2048 0 64 >"$d/lf3.json"
-is "$(advise "$d/lf3.json")" "FF_IO_OPTS='near.dat(cache:64k:64:8)'" "64 B reads 2 KiB apart: cache with read-ahead"
+is "$(advise "$d/lf3.json")" "FF_IO_OPTS='near.dat(cache:64k:16:2)'" "64 B reads 2 KiB apart: cache with read-ahead"
 summ read "$nodir/far.dat" 10000 640000 2.0 0 10000 8192 0 64 >"$d/lf4.json"
-is "$(advise "$d/lf4.json")" "FF_IO_OPTS='far.dat(cache:64k:64:8, uring:64)'" "64 B reads 8 KiB apart at 200 us: cache and uring"
+is "$(advise "$d/lf4.json")" "FF_IO_OPTS='far.dat(cache:64k:16:2, uring:64)'" "64 B reads 8 KiB apart at 200 us: cache and uring"
+
+# -- reads 4 KiB apart of a file the reading process alone writes, sieved:
+# .sieve and read-ahead (one log file, both summaries: one process)
+mkdir "$d/own" "$d/other" "$d/both" "$d/seqw"
+{
+	summ write "$d/s4.dat" 16384 4194304 0.02 0 16384 4096 0 256
+	summ read "$d/s4.dat" 32768 8388608 0.03 0 32768 4096 0 256
+} >"$d/own/ev.301.json"
+is "$(advise "$d/own")" "FF_IO_OPTS='s4.dat(cache.sieve:64k:16:2)'" "256 B records 4 KiB apart written and read back by one process: .sieve and read-ahead"
+grep -q 'cache: strided reads with a stride of 4 KiB of a file that only the reading process writes, its writes sieved' \
+	"$d/out"; ok $? "... saying why"
+grep -q '^    - \.sieve: one process writes strided records' "$d/out"; ok $? "... and why .sieve"
+grep -q 'read-ahead: 2 pages' "$d/out"; ok $? "... with read-ahead"
+grep -q 'pages: 16 of 64k: the data passes about once (12 MiB moved over a working set of 128 MiB)' "$d/out"; ok $? "... in 16 pages: the data passes once"
+# not when another process writes the file
+summ write "$d/s4.dat" 16384 4194304 0.02 0 16384 4096 0 256 >"$d/other/ev.401.json"
+summ read "$d/s4.dat" 32768 8388608 0.03 0 32768 4096 0 256 >"$d/other/ev.402.json"
+is "$(advise "$d/other")" "FF_IO_OPTS=''" "... read by a process that did not write it: uncached"
+grep -q 'uncached: strided reads with a stride of 4 KiB (more than 2 KiB on this file system)' "$d/out"; ok $? "... saying why"
+# nor when two processes write it (each reading back its records)
+for p in 501 502; do
+	{
+		summ write "$d/s4.dat" 8192 2097152 0.01 0 8192 4096 0 256
+		summ read "$d/s4.dat" 16384 4194304 0.015 0 16384 4096 0 256
+	} >"$d/both/ev.$p.json"
+done
+is "$(advise "$d/both")" "FF_IO_OPTS=''" "... written and read back by two processes: never .sieve (uncached)"
+# nor when the process writes it in sequence: nothing is sieved
+{
+	summ write "$d/s4.dat" 64 4194304 0.01 64 0 0 0 65536
+	summ read "$d/s4.dat" 32768 8388608 0.03 0 32768 4096 0 256
+} >"$d/seqw/ev.601.json"
+is "$(advise "$d/seqw")" "FF_IO_OPTS=''" "... written by it in large sequential requests: uncached"
+
+# -- the page: 64 records and 8 strides where the data passes once, in 16
+# pages (8 B records 64 B apart over 4 MiB, written and read back: 64
+# KiB); where it comes back, also a sixteenth of the working set, up to
+# 1 MiB, the pages holding all of it (a file of 16 MiB written 10 times
+# over)
+mkdir "$d/ws"
+{
+	summ write "$d/s8.dat" 65536 524288 0.02 0 65536 64 0 8
+	summ read "$d/s8.dat" 131072 1048576 0.03 0 131072 64 0 8
+} >"$d/ws/ev.701.json"
+is "$(advise "$d/ws")" "FF_IO_OPTS='s8.dat(cache.sieve:64k:16:2)'" "8 B records 64 B apart over 4 MiB, passed once: 64 KiB pages"
+truncate -s 16M "$d/re.dat"
+summ write "$d/re.dat" 40960 167772160 0.08 40960 0 0 0 4096 >"$d/lw1.json"
+is "$(advise "$d/lw1.json")" "FF_IO_OPTS='re.dat(cache:1m:16:0)'" "4 KiB writes 10 times over a file of 16 MiB: 1 MiB pages"
+grep -q 'pages: 16 of 1m for a working set of 16 MiB (all of it)' "$d/out"; ok $? "... holding all of it"
 
 # -- random small writes: never sieve
 summ write "$d/r.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l3.json"
@@ -94,26 +156,26 @@ is "$(advise "$d/l5.json")" "FF_IO_OPTS=''" "random 4 KiB reads read once: uncac
 
 # -- uring only for a high latency, not on a local file system
 summ read "$nodir/h.dat" 10000 40960000 2.0 10000 0 0 0 4096 >"$d/l6.json"
-is "$(advise "$d/l6.json")" "FF_IO_OPTS='h.dat(cache:256k:64:8, uring:64)'" "sequential 4 KiB reads at 200 us: cache and uring"
+is "$(advise "$d/l6.json")" "FF_IO_OPTS='h.dat(cache:256k:16:2, uring:64)'" "sequential 4 KiB reads at 200 us: cache and uring"
 summ read "$nodir/h.dat" 10000 40960000 0.02 10000 0 0 0 4096 >"$d/l7.json"
-is "$(advise "$d/l7.json")" "FF_IO_OPTS='h.dat(cache:256k:64:8)'" "the same at 2 us: no uring"
+is "$(advise "$d/l7.json")" "FF_IO_OPTS='h.dat(cache:256k:16:2)'" "the same at 2 us: no uring"
 grep -q 'no uring: mean request latency 2.0 us < 100 us' "$d/out"; ok $? "... saying why"
 summ read "$d/h.dat" 10000 40960000 2.0 10000 0 0 0 4096 >"$d/l8.json"
-is "$(advise "$d/l8.json")" "FF_IO_OPTS='h.dat(cache:256k:64:8)'" "200 us on the local file system of $d: no uring"
+is "$(advise "$d/l8.json")" "FF_IO_OPTS='h.dat(cache:256k:16:2)'" "200 us on the local file system of $d: no uring"
 "$ADV" --latency 1000 --from "$d/l6.json" | tail -n 1 >"$d/o"
-is "$(cat "$d/o")" "FF_IO_OPTS='h.dat(cache:256k:64:8)'" "--latency 1000: 200 us is not enough"
+is "$(cat "$d/o")" "FF_IO_OPTS='h.dat(cache:256k:16:2)'" "--latency 1000: 200 us is not enough"
 
 # -- globs: *.nc, out_*.dat beside an uncached in.dat
 for f in a b c; do summ write "$d/$f.nc" 10000 640000 0.01 0 10000 256 0 64; done >"$d/l9.json"
-is "$(advise "$d/l9.json")" "FF_IO_OPTS='*.nc(cache.sieve:64k:40:0)'" "three netCDF files alike: *.nc"
+is "$(advise "$d/l9.json")" "FF_IO_OPTS='*.nc(cache.sieve:64k:16:0)'" "three netCDF files alike: *.nc"
 grep -q '^group \*\.nc: 3 files' "$d/out"; ok $? "... reported as one group"
 {
 	for f in 1 2 17; do summ write "$d/out_$f.dat" 20000 2621440 0.02 20000 0 0 0 128; done
 	summ read "$d/in.dat" 1000 1048576000 0.5 1000 0 0 0 1048576
 } >"$d/l10.json"
-is "$(advise "$d/l10.json")" "FF_IO_OPTS='out_*.dat(cache:64k:40:0)'" "out_1, out_2, out_17.dat beside an uncached in.dat: out_*.dat"
+is "$(advise "$d/l10.json")" "FF_IO_OPTS='out_*.dat(cache:64k:16:0)'" "out_1, out_2, out_17.dat beside an uncached in.dat: out_*.dat"
 summ write "$d/lone.tmp" 20000 2621440 0.02 20000 0 0 0 128 >"$d/l11.json"
-is "$(advise "$d/l11.json")" "FF_IO_OPTS='lone.tmp(cache:64k:40:0)'" "a file alone: its literal name"
+is "$(advise "$d/l11.json")" "FF_IO_OPTS='lone.tmp(cache:64k:16:0)'" "a file alone: its literal name"
 # relative paths resolve against --cwd (or the current directory)
 summ write "rel.tmp" 20000 2621440 0.02 20000 0 0 0 128 >"$d/l12.json"
 advise "$d/l12.json" --cwd "$d" >/dev/null
@@ -130,7 +192,7 @@ is "$(advise "$d/l15.json")" "FF_IO_OPTS=''" "small sequential reads of a /proc 
 mkdir "$d/rw"
 summ write "$d/pipe.dat" 20000 2560000 0.02 20000 0 0 0 128 >"$d/rw/ev.201.json"
 summ read "$d/pipe.dat" 20000 2560000 0.02 20000 0 0 0 128 >"$d/rw/ev.202.json"
-is "$(advise "$d/rw")" "FF_IO_OPTS='pipe.dat(cache:64k:40:8)'" "one process writes, another reads: cache"
+is "$(advise "$d/rw")" "FF_IO_OPTS='pipe.dat(cache:256k:10:2)'" "one process writes, another reads: cache"
 grep -q 'note: a process reads what another writes' "$d/out"; ok $? "... with a note on when the reader sees the writes"
 
 # -- trace lines and text messages are skipped; topmost event layer wins
@@ -140,10 +202,10 @@ grep -q 'note: a process reads what another writes' "$d/out"; ok $? "... with a 
 	summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64 | sed 's/"position":0/"position":2/; s/"sizes":{"64"/"sizes":{"65536"/'
 	summ write "$d/x.dat" 10000 640000 0.01 0 10000 256 0 64
 } >"$d/l14.json"
-is "$(advise "$d/l14.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "text, trace and a lower event layer's lines do not count"
+is "$(advise "$d/l14.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:16:0)'" "text, trace and a lower event layer's lines do not count"
 "$ADV" -q --from "$d/l14.json" --keep-log "$d/merged2.json" >/dev/null 2>&1
 is "$(wc -l <"$d/merged2.json" | tr -d ' ')" 1 "--keep-log keeps only the summary used"
-is "$(advise "$d/merged2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:40:0)'" "... which gives the same advice"
+is "$(advise "$d/merged2.json")" "FF_IO_OPTS='x.dat(cache.sieve:64k:16:0)'" "... which gives the same advice"
 
 # -- malformed logs: FILE:LINE, exit 1, no advice
 { summ write "$d/x.dat" 10 640 0.0001 0 10 256 0 64; echo '{"event":"e","layer":"event","path":"x","position":0,"ops":{'; } >"$d/bad1.json"

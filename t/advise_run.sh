@@ -40,15 +40,15 @@ grep -q 'killed by signal 15' err; ok $? "... said so"
 is $st 127 "a program that does not exist: exit 127"
 "$ADV" --partial -- sh -c '"$0" p.dat 64 256 5000 1 && exit 5' "$W" >out 2>err; st=$?
 is $st 5 "--partial: the status still passes through"
-is "$(tail -n 1 out)" "FF_IO_OPTS='p.dat(cache.sieve:64k:20:0)'" "--partial: advised from the partial trace"
+is "$(tail -n 1 out)" "FF_IO_OPTS='p.dat(cache.sieve:64k:16:0)'" "--partial: advised from the partial trace"
 grep -q 'the trace is PARTIAL' out; ok $? "... and the report says it is partial"
 
 # -- real runs of small strided writes (uring left out: it depends on the disk)
 "$ADV" -l 1e9 --keep-log kept.json -- "$W" w1.dat 64 256 5000 1 >out 2>err; st=$?
 is $st 0 "one writer: exit 0"
-is "$(tail -n 1 out)" "FF_IO_OPTS='w1.dat(cache.sieve:64k:20:0)'" "one process writing 64 B records 256 B apart: cache.sieve"
+is "$(tail -n 1 out)" "FF_IO_OPTS='w1.dat(cache.sieve:64k:16:0)'" "one process writing 64 B records 256 B apart: cache.sieve"
 "$ADV" -l 1e9 --from kept.json >out2 2>err; st=$?
-is "$st.$(tail -n 1 out2)" "0.FF_IO_OPTS='w1.dat(cache.sieve:64k:20:0)'" "--from the log kept by --keep-log: the same"
+is "$st.$(tail -n 1 out2)" "0.FF_IO_OPTS='w1.dat(cache.sieve:64k:16:0)'" "--from the log kept by --keep-log: the same"
 "$ADV" -l 1e9 -- "$W" w2.dat 64 256 5000 2 >out 2>err; st=$?
 is "$st.$(tail -n 1 out)" "0.FF_IO_OPTS=''" "two processes interleaving in one file: no .sieve (uncached)"
 grep -q '2 writing (written by more than one process)' out; ok $? "... the report counts the writers"
@@ -64,7 +64,7 @@ PMI_RANK=1 PMI_SIZE=2 "$ADV" -l 1e9 --mpi-dir mpi -- "$W" out_1.dat 64 256 5000 
 is "$st.$(cat out1)" "0." "rank 1: its program's status, nothing printed"
 test -f mpi/rank1.done; ok $? "rank 1 left its marker"
 PMI_RANK=0 PMI_SIZE=2 "$ADV" -l 1e9 --mpi-dir mpi -- "$W" out_0.dat 64 256 5000 1 >out0 2>err0; st=$?
-is "$st.$(tail -n 1 out0)" "0.FF_IO_OPTS='*.dat(cache.sieve:64k:20:0)'" "rank 0 advises from both ranks' files: *.dat"
+is "$st.$(tail -n 1 out0)" "0.FF_IO_OPTS='*.dat(cache.sieve:64k:16:0)'" "rank 0 advises from both ranks' files: *.dat"
 grep -q 'ffio-advise: 2 files traced in 2 processes' out0; ok $? "... merging the two ranks' logs"
 test -d mpi; is $? 1 "... and removes the shared directory"
 # a rank whose marker never comes
@@ -91,7 +91,7 @@ if [ -n "$MPIEXEC" ] && command -v "$MPIEXEC" >/dev/null 2>&1; then
 	rm -rf mpi
 	timeout 120 $MPIEXEC -n 2 "$ADV" -l 1e9 --mpi-dir mpi -- sh -c 'exec "$0" real_$PMI_RANK.dat 64 256 5000 1' "$W" \
 		</dev/null >out 2>err; st=$?
-	is "$st.$(tail -n 1 out)" "0.FF_IO_OPTS='*.dat(cache.sieve:64k:20:0)'" "$MPIEXEC -n 2 ffio-advise: rank 0 advises for both ranks"
+	is "$st.$(tail -n 1 out)" "0.FF_IO_OPTS='*.dat(cache.sieve:64k:16:0)'" "$MPIEXEC -n 2 ffio-advise: rank 0 advises for both ranks"
 	is "$(grep -c FF_IO_OPTS out)" 1 "... and only rank 0 prints"
 else
 	n=$((n + 1)); echo "ok $n # SKIP MPICH's launcher not configured"
