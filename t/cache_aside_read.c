@@ -4,8 +4,9 @@
  * so after one page the records of absent pages are read straight from
  * below, one request each, and nothing is loaded ahead; dense reads keep
  * loading pages; reads that come back to bytes the cache can hold bring
- * it back; random records go around too; pages the cache holds (dirty or loaded) are still read from,
- * and every byte read is the kernel's view of the same calls.
+ * it back; random records go around too; pages the cache holds (dirty
+ * or loaded) are still read from, and every byte read is the kernel's
+ * view of the same calls.
  *
  * The weighing is the cache's own (loads timed against a small read going
  * around); the clock is fake_clock.h's (1 us a reading: no load looks
@@ -23,6 +24,7 @@
 #include "ffio-internal.h"
 #include "ffio.h"
 #include "cache.h"
+#include "cache_of.h"
 #include "fake_clock.h"
 #include "kernel_view.h"
 #include "tap.h"
@@ -34,22 +36,15 @@
 static char dir[PATH_MAX / 2], path[PATH_MAX], logpath[PATH_MAX];
 static unsigned char want[FILE_LEN];
 
-static struct cache *cache_of(int fd)
-{
-	struct ffio_ofd *o = ffio_fd_get(fd);
-	for (struct ffio_layer *t = o && o->file ? o->file->top : NULL; t; t = t->below)
-		if (t->ops == &ffio_layer_cache)
-			return CACHE(t);
-	return NULL;
-}
-
-/* Reads that reached the bottom layer of fd's stack. */
-static long long below_reads(int fd)
+/* Reads that reached the bottom layer of fd's stack (bytes: their bytes). */
+static long long below(int fd, int bytes)
 {
 	struct ffio_stats st[8];
 	int n = ffgetstats(fd, st, 8);
-	return n > 0 ? (long long)st[n - 1].count[FFIO_STAT_READ] : -1;
+	return n <= 0 ? -1 : (long long)(bytes ? st[n - 1].bytes : st[n - 1].count)[FFIO_STAT_READ];
 }
+#define below_reads(fd) below(fd, 0)
+#define below_bytes(fd) below(fd, 1)
 
 /* The file, written with plain calls: a byte pattern that differs at
  * every offset within a record's reach. */
@@ -174,14 +169,6 @@ static void again(void)
 	tap_ok(ffclose(fd) == 0, "again: close");
 	tap_ok(strstr(log_text(), "which came back to bytes the cache can hold") != NULL,
 	       "again: the summary notes that the cache came back");
-}
-
-/* Bytes read from the bottom layer of fd's stack. */
-static long long below_bytes(int fd)
-{
-	struct ffio_stats st[8];
-	int n = ffgetstats(fd, st, 8);
-	return n > 0 ? (long long)st[n - 1].bytes[FFIO_STAT_READ] : -1;
 }
 
 /* Records at random offsets (a fixed sequence), forward and back: after

@@ -35,6 +35,7 @@
 #include "ffio-internal.h"
 #include "ffio.h"
 #include "cache.h"
+#include "cache_of.h"
 #include "kernel_view.h"
 #include "rng.h"
 #include "tap.h"
@@ -88,13 +89,6 @@ static uint64_t events(const struct cache *c)
 	const struct cache_stats *t = &c->stats;
 	return (uint64_t)c->pages.npages + t->misses + t->ev_clean + t->ev_complete + t->ev_gaps +
 	       t->below_reads + t->below_writes + t->bypass;
-}
-
-static struct cache *cache_of(int fd)
-{
-	struct ffio_ofd *o = ffio_fd_get(fd);
-	struct ffio_layer *t = o && o->file ? o->file->top : NULL;
-	return t && t->ops == &ffio_layer_cache ? CACHE(t) : NULL;
 }
 
 static void probe_begin(void)

@@ -34,6 +34,7 @@
 #include "ffio-internal.h"
 #include "ffio.h"
 #include "cache.h"
+#include "cache_of.h"
 #include "fake_clock.h"
 #include "rng.h"
 #include "tap.h"
@@ -49,13 +50,6 @@ static char dir[PATH_MAX / 2], pa[PATH_MAX], pb[PATH_MAX], pk[PATH_MAX];
 static int A = -1, B = -1, K = -1;
 static char bad[400];
 static unsigned char wb[1 << 21], rb[3][1 << 21];
-
-static struct cache *cache_of(int fd)
-{
-	struct ffio_ofd *o = ffio_fd_get(fd);
-	struct ffio_layer *t = o && o->file ? o->file->top : NULL;
-	return t && t->ops == &ffio_layer_cache ? CACHE(t) : NULL;
-}
 
 /* The first part of A's cache and B's that differs, or NULL.  Not
  * compared: the steady state itself, pages.last (a look-up cache the full

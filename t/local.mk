@@ -1,6 +1,6 @@
 # t/local.mk -- the test suite (TAP); each area keeps its tests in its own
 # fragment so that they can grow independently.
-noinst_HEADERS += t/tap.h t/kernel_view.h t/rng.h t/fake_clock.h t/bad_buf.h t/kill_safe.h
+noinst_HEADERS += t/tap.h t/kernel_view.h t/rng.h t/fake_clock.h t/bad_buf.h t/kill_safe.h t/cache_of.h
 include t/core.mk
 include t/spec.mk
 include t/posix.mk

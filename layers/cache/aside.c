@@ -133,8 +133,10 @@ static void read_window_start(struct cache *c)
 void cache_aside_load(struct cache *c, off_t n, uint64_t ns)
 {
 	struct cache_aside *a = &c->aside;
-	if (a->loads == 0) /* the window's reads begin with the read that needed this load */
-		a->reads0 = c->stats.n_read - 1, a->bytes0 = c->stats.b_read;
+	if (a->loads == 0) { /* the window's reads begin with the read that needed this load */
+		a->reads0 = c->stats.n_read - 1;
+		a->bytes0 = c->stats.b_read;
+	}
 	a->loads++;
 	a->load_ns += ns;
 	a->load_bytes += (uint64_t)n;
@@ -169,8 +171,8 @@ static int window_says_aside(const struct cache *c)
 	return (reads * fixed + bytes * per_byte) * 5 < (double)a->load_ns * 4;
 }
 
-/* May small reads of n bytes go around: a synchronous stack, no
- * O_DIRECT, loads not from the device? */
+/* May reads of n bytes go around: small ones, over a synchronous stack,
+ * no O_DIRECT?  (Loads from the device: cache_aside_read.) */
 static int read_may_go_around(const struct cache *c, size_t n)
 {
 	return !c->conf.direct && !c->async.below && n > 0 && n * 4 <= c->conf.page;

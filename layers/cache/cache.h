@@ -285,8 +285,8 @@ struct cache_aside {
 	uint64_t probe_ns[READ_PROBES]; /* small reads timed going around ... */
 	size_t probe_len[READ_PROBES];  /* ... their lengths */
 	int probes;                     /* ... how many (READ_PROBES: all) */
-	uint64_t reads_aside;        /* while aside: reads that went around (retry_after: then loads again) ... */
-	uint64_t retry_after;
+	uint64_t retry_after;        /* reads around before loads are tried again (0: none yet) */
+	uint64_t reads_aside;        /* while aside: reads that went around ... */
 	off_t read_lo, read_hi;      /* ... the span they covered ... */
 	off_t prev_read;             /* ... the last one */
 	uint64_t removed0;           /* pages.removed when they began */
@@ -796,7 +796,7 @@ void cache_drop_clean(struct cache *c);
 void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces);
 int cache_aside_takes(struct cache *c, size_t n, off_t off);
 /* aside.c: a load for reads of n bytes took ns; does a read of n bytes
- * into an absent page go around (1)?  If so, its time (t0 from
+ * at off into a page to be loaded whole go around (1)?  If so, its time (t0 from
  * cache_aside_clock, 0: not timed) is told to cache_aside_timed.  Is
  * nothing to be loaded ahead of reads of n bytes now (1)? */
 void cache_aside_load(struct cache *c, off_t n, uint64_t ns);
