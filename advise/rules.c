@@ -323,9 +323,9 @@ static int comes_back(const struct stats *s)
  * about once. */
 static int64_t ws_page(const struct stats *s)
 {
-	int64_t p = pow2_at_least((double)s->ws / WS_PAGES);
 	if (!comes_back(s))
 		return 0;
+	int64_t p = pow2_at_least((double)s->ws / WS_PAGES);
 	return p < WS_PAGE_MAX ? p : WS_PAGE_MAX;
 }
 
@@ -388,7 +388,9 @@ static void decide(const struct stats *s, const struct adv_options *o, struct ch
 	int64_t page = pow2_at_least(RECORDS_PER_PAGE * (r > 1 ? r : 1));
 	if (strsh >= 0.5 && astride > 0 && astride < PAGE_MAX)
 		page = page > pow2_at_least(8.0 * (double)astride) ? page : pow2_at_least(8.0 * (double)astride);
-	page = page > ws_page(s) ? page : ws_page(s);
+	int64_t wsp = ws_page(s);
+	if (wsp > page)
+		page = wsp;
 	if (page < PAGE_MIN)
 		page = PAGE_MIN;
 	if (page > PAGE_MAX)
