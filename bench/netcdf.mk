@@ -5,7 +5,10 @@
 # ceiling they print next to raw and ffio (bench/bound_io.c, a preloaded
 # module that is not a layer, built as a shared object that is not installed).
 # make bench-netcdf runs the default sizes; bench-netcdf-full the seed's.
-EXTRA_DIST += bench/netcdf_tilerec.sh bench/netcdf_seed.sh bench/netcdf_ncrcat.sh
+# Every table ends with bench/table-check's check line (bench/nc_check.sh);
+# both targets run all three scripts, whatever the first ones' status, and
+# fail at the end when one of them failed (a check or a run).
+EXTRA_DIST += bench/netcdf_tilerec.sh bench/netcdf_seed.sh bench/netcdf_ncrcat.sh bench/nc_check.sh
 if HAVE_NETCDF
 noinst_LTLIBRARIES += bench/ffio_bound.la
 bench_ffio_bound_la_SOURCES = bench/bound_io.c
@@ -34,11 +37,15 @@ endif
 endif
 NC_BENCH_ENV = MPIEXEC='$(MPIEXEC)' MPIRUN_OPENMPI='$(MPIRUN_OPENMPI)'
 bench-netcdf: all
-	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 5
-	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)'
-	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_ncrcat.sh '$(abs_top_builddir)'
+	rc=0; \
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 5 || rc=1; \
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)' || rc=1; \
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_ncrcat.sh '$(abs_top_builddir)' || rc=1; \
+	exit $$rc
 bench-netcdf-full: all
-	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 3 600 600 150 5 3 8 400 64
-	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)' 600 600 150 5 3 3
-	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_ncrcat.sh '$(abs_top_builddir)' 4 4 64 400 1024 3
+	rc=0; \
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_tilerec.sh '$(abs_top_builddir)' 3 600 600 150 5 3 8 400 64 || rc=1; \
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_seed.sh '$(abs_top_builddir)' 600 600 150 5 3 3 || rc=1; \
+	$(NC_BENCH_ENV) $(SHELL) $(srcdir)/bench/netcdf_ncrcat.sh '$(abs_top_builddir)' 4 4 64 400 1024 3 || rc=1; \
+	exit $$rc
 .PHONY: bench-netcdf bench-netcdf-full

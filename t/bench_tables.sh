@@ -6,7 +6,8 @@
 # zero or absurdly large, is refused; an ffio row below 0.95x of its raw
 # row fails the check unless bench/known_slower's format gives a reason;
 # medians of fewer than 5 runs are not judged.  Last, bench/strided -m
-# gives the RESULT lines the harnesses read instead of its columns.
+# gives the RESULT lines the harnesses read instead of its columns.  Then
+# bench/nc_check.sh, which puts the check line under the netCDF tables.
 : "${top_srcdir:=.}" "${top_builddir:=.}"
 check=$top_srcdir/bench/table-check
 dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_tables.XXXXXX") || exit 1
@@ -26,7 +27,7 @@ run() { # table-check arguments: sets rc, out (stdout), err (stderr)
 	out=$(cat "$dir/out") err=$(head -n 1 "$dir/err")
 }
 : >"$dir/known"
-echo "1..22"
+echo "1..29"
 
 # the strided reads table as it was: the read time cells held the counts
 rows "raw|-|8192.0000|5|8192|8192" "cache:1m:16:2|raw|4096.0000|5|4096|5" "ceiling|-|0.0028|5|256|128"
@@ -100,4 +101,62 @@ else
 	ok 0 "# SKIP bench/strided not built"
 	ok 0 "# SKIP bench/strided not built"
 fi
+
+# the netCDF benchmarks' checks (bench/nc_check.sh): the program's own rows
+# (bench/netcdf_seed.c's check-row and check lines) replaced by the check
+# line under each table; a failed or refused table does not stop the next
+filt() { # known-file output-file: the filtered output in $dir/fout, nc_status in $dir/fst
+	(
+		nc_dir=$top_srcdir/bench
+		. "$top_srcdir/bench/nc_check.sh"
+		NC_CHECK_KNOWN=$1 nc_filter "$2" >"$dir/fout" 2>&1
+		echo "$nc_status" >"$dir/fst"
+	)
+	fst=$(cat "$dir/fst")
+}
+{
+	echo "# netCDF seed benchmark [netcdf-seed-x]: ..."
+	echo "Method 1 write (master, serial netCDF), raw   0.0600"
+	echo "Method 1 write, over ffio                     0.0300"
+	echo "files byte-identical: yes"
+	printf 'check-row\t%s\t-\t0.060000\t5\n' "Method 1 write (master, serial netCDF), raw"
+	printf 'check-row\t%s\t%s\t0.030000\t5\n' "Method 1 write, over ffio" "Method 1 write (master, serial netCDF), raw"
+	printf 'check-row\t%s\t-\t0.020000\t5\n' "Method 1 write, ceiling (bound_io)"
+	printf 'check-row\t%s\t-\t0.500000\t5\n' "Method 2 write (every rank, MPI-IO), raw"
+	printf 'check-row\t%s\t%s\t0.600000\t5\n' "Method 2 write, over ffio" "Method 2 write (every rank, MPI-IO), raw"
+	printf 'check\tnetcdf-seed-x\ttimes\n'
+	echo "# PnetCDF 1.0 [netcdf-pnetcdf] ..."
+	printf 'check-row\t%s\t-\t0.100000\t5\n' "PnetCDF put_vara_all (tile per rank), raw"
+	printf 'check-row\t%s\t%s\t0.090000\t5\n' "PnetCDF put_vara_all (tile per rank), over ffio" "PnetCDF put_vara_all (tile per rank), raw"
+	printf 'check\tnetcdf-pnetcdf\ttimes\n'
+	echo "last line"
+} >"$dir/prog"
+: >"$dir/known"
+filt "$dir/known" "$dir/prog"
+test "$fst" = 1; ok $? "nc_filter: a row below 0.95x with no reason known sets the status to 1"
+test "$(sed -n 5p "$dir/fout")" = "times [netcdf-seed-x]: check: ffio rows below 0.95x of raw (raw time / ffio time; medians of 5 runs): 1 below: Method 2 write, over ffio 0.83x (raw 0.5000 s, ffio 0.6000 s) [NO REASON KNOWN]"
+ok $? "the check line takes the place of the rows, under its table, with its id: $(sed -n 5p "$dir/fout")"
+test "$(sed -n 7p "$dir/fout")" = "times [netcdf-pnetcdf]: check: ffio rows below 0.95x of raw (raw time / ffio time; medians of 5 runs): none" &&
+	test "$(sed -n 8p "$dir/fout")" = "last line" && test "$(wc -l <"$dir/fout")" = 8 && ! grep -q '^check' "$dir/fout"
+ok $? "the next table is checked on its own rows only, after the failed one, and the rest is printed"
+echo "netcdf-seed-* | Method 2 write, over ffio | measured: the reason" >"$dir/known"
+filt "$dir/known" "$dir/prog"
+test "$fst" = 0 && grep -q 'over ffio 0.83x .*\[known: measured: the reason\]' "$dir/fout"
+ok $? "with a reason in the known file (table-check -k) the status is 0"
+sed 's/^\(check-row\tMethod 2 write, over ffio\t[^\t]*\t\)0.600000/\10.000000/' "$dir/prog" >"$dir/prog0"
+: >"$dir/known"
+filt "$dir/known" "$dir/prog0"
+test "$fst" = 1 && grep -q '^times \[netcdf-seed-x\]: table-check: REFUSED: table netcdf-seed-x, row "Method 2 write, over ffio"' "$dir/fout" &&
+	grep -q '^times \[netcdf-pnetcdf\]: check: .*: none$' "$dir/fout"
+ok $? "a refused table (a time of 0) sets the status to 1, its message in place of the check line, and the next table is still checked"
+sed '/^check\tnetcdf-pnetcdf/d' "$dir/prog" >"$dir/prog1"
+echo "netcdf-seed-* | Method 2 write, over ffio | measured: the reason" >"$dir/known"
+filt "$dir/known" "$dir/prog1"
+test "$fst" = 1 && grep -q 'no "check" line after them' "$dir/fout"
+ok $? "rows with no check line after them (the program stopped) set the status to 1"
+sed 's/\t5$/\t3/' "$dir/prog" >"$dir/prog3"
+: >"$dir/known"
+filt "$dir/known" "$dir/prog3"
+test "$fst" = 0 && grep -q 'netcdf-seed-x.*2 row(s) NOT JUDGED' "$dir/fout"
+ok $? "medians of 3 runs (bench-netcdf-full) are not judged and do not fail"
 exit $((failed > 0))
