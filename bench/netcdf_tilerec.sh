@@ -14,8 +14,16 @@
 # are compared with the raw one too.  Each row: median seconds, speedup
 # over raw and that speedup as a fraction of the ceiling's (ceiling time
 # / time); the last line gives ffio against the ceiling with memory new.
+# The runs go round robin (run 1 of raw, ffio and the ceilings, then run
+# 2, ...).  The table's id is [netcdf-tilerec]; under it, bench/table-check's
+# check lines for the write and the read column (ids netcdf-tilerec-write,
+# netcdf-tilerec-read; bench/nc_check.sh): over ffio against raw.  The
+# script exits 1 when a check fails (a row below 0.95x of raw with no
+# reason in bench/known_slower, or a refused table), after printing all.
 #   netcdf_tilerec.sh BUILDDIR [REPS [ARGS of netcdf_tilerec...]]
 set -e
+nc_dir=$(dirname "$0")
+. "$nc_dir/nc_check.sh"
 bld=$1; reps=${2:-5}; shift 2 2>/dev/null || shift $#
 lib=$bld/.libs
 spec=${FFIO_NC_SPEC:-cache:1m:64:4}
@@ -42,7 +50,7 @@ wb=0 rb=0 wn=0 rn=0
 if [ -n "$bound" ]; then
 	wb=$(col 2 bound) rb=$(col 4 bound) wn=$(col 2 fresh) rn=$(col 4 fresh)
 fi
-echo "# netCDF tile + record program (netcdf_tilerec $*), median of $reps; ffio spec *.nc($spec)"
+echo "# netCDF tile + record program [netcdf-tilerec] (netcdf_tilerec $*), median of $reps; ffio spec *.nc($spec)"
 echo "# speedup over raw; of ceil: the speedup / the ceiling's (ceiling time / time)"
 printf '%-24s %10s %8s %8s %10s %8s %8s\n' case write speedup "of ceil" read speedup "of ceil"
 row() { # label write read
@@ -59,6 +67,19 @@ if [ -n "$bound" ]; then
 	awk -v wf="$wf" -v rf="$rf" -v wn="$wn" -v rn="$rn" 'BEGIN {
 		printf "over ffio against the ceiling with memory new: write %.2f, read %.2f\n", wn / wf, rn / rf }'
 fi
+# the checks: each column, over ffio against raw (the ceilings are baselines)
+for k in 2 4; do
+	{
+		printf 'raw\t-\t%s\t%s\n' "$(col $k raw)" "$(wc -l <"$dir/raw.t")"
+		printf 'over ffio\traw\t%s\t%s\n' "$(col $k ffio)" "$(wc -l <"$dir/ffio.t")"
+		if [ -n "$bound" ]; then
+			printf 'ceiling (bound_io)\t-\t%s\t%s\n' "$(col $k bound)" "$(wc -l <"$dir/bound.t")"
+			printf 'ceiling, memory new\t-\t%s\t%s\n' "$(col $k fresh)" "$(wc -l <"$dir/fresh.t")"
+		fi
+	} >"$dir/check"
+	if [ $k = 2 ]; then nc_check netcdf-tilerec-write "write times" "$dir/check"
+	else nc_check netcdf-tilerec-read "read times" "$dir/check"; fi
+done
 if [ -n "$bound" ] && { ! cmp -s "$dir/raw.nc" "$dir/bound.nc" || ! cmp -s "$dir/raw.nc" "$dir/fresh.nc"; }; then
 	echo "the ceiling's output differs from the raw one: its figures mean nothing"; exit 1
 fi
@@ -67,3 +88,4 @@ if cmp -s "$dir/raw.nc" "$dir/ffio.nc" && ncdump -h "$dir/ffio.nc" >/dev/null; t
 else
 	echo "output byte-identical and readable by ncdump: NO"; exit 1
 fi
+exit $nc_status
