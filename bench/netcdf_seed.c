@@ -20,8 +20,15 @@
  * reads also run on seed-m1.bound.nc: the ceiling no cache could beat
  * (memory touched beforehand, one flush at close, reads in 1 MiB calls
  * into touched memory); its file is compared with the others too.
- * Printed: one table, each case's time, speedup over its raw case and
- * that speedup as a fraction of the ceiling's (ceiling time / time).
+ * Printed: one table, each case's time (the median of REPS runs, default
+ * 5), speedup over its raw case and that speedup as a fraction of the
+ * ceiling's (ceiling time / time).  Its title carries the table's id in
+ * brackets, FFIO_SEED_ID (default netcdf-seed; bench/netcdf_seed.sh gives
+ * netcdf-seed-mpich and netcdf-seed-openmpi); after the table, the rows
+ * bench/table-check reads, as lines "check-row<tab>ROW<tab>RAW_ROW<tab>
+ * MEDIAN_S<tab>RUNS" (each over-ffio row against the raw row of its group,
+ * "-" for raw and ceiling rows) and a line "check<tab>ID<tab>times", which
+ * bench/netcdf_seed.sh replaces by the check line (bench/nc_check.sh).
  * Method 2 has no ceiling of its own (bound_io serves serial netCDF, not
  * MPI-IO): its rows are given against Method 1's, the same array in the
  * same file by the fastest way measured.
@@ -54,7 +61,7 @@
 	} while (0)
 
 int rank, nranks;
-size_t nlon = 240, nlat = 240, nlev = 60, px = 3, py = 2, reps = 3;
+size_t nlon = 240, nlat = 240, nlev = 60, px = 3, py = 2, reps = 5;
 size_t t_start[3], t_count[3];
 float *tile;
 
@@ -252,7 +259,7 @@ int main(int argc, char **argv)
 		"Method 1 write, ceiling (bound_io)", "tile reads, ceiling (bound_io)",
 		"tile reads, not in page cache, ceiling"};
 	char path[5][512];
-	const char *bs = getenv("FFIO_BOUND_SUFFIX");
+	const char *bs = getenv("FFIO_BOUND_SUFFIX"), *id = getenv("FFIO_SEED_ID");
 	int bound = bs && strcmp(bs, ".bound.nc") == 0, ncase = bound ? NCASE : M1BND;
 	double *t[NCASE], med[NCASE] = {0};
 	size_t *opt[] = {&nlon, &nlat, &nlev, &px, &py, &reps};
@@ -330,22 +337,25 @@ int main(int argc, char **argv)
 			   same_file(path[0], path[3]) && (!bound || same_file(path[0], path[4]));
 		for (int c = 0; c < ncase; c++)
 			med[c] = median(t[c]);
-		printf("# netCDF seed benchmark: %zux%zux%zu floats (%.1f MB), %zux%zu workers + master, median of %zu\n",
-		       nlon, nlat, nlev, (double)(nlon * nlat * nlev * 4) / 1e6, px, py, reps);
+		if (!id || !*id)
+			id = "netcdf-seed";
+		printf("# netCDF seed benchmark [%s]: %zux%zux%zu floats (%.1f MB), %zux%zu workers + master, median of %zu\n",
+		       id, nlon, nlat, nlev, (double)(nlon * nlat * nlev * 4) / 1e6, px, py, reps);
 		printf("# speedup: over the raw case of its row's group; of ceil: ceiling time / time%s\n",
 		       bound ? "" : " (no ceiling: bound_io not built)");
 		printf("%-48s %10s %8s %8s\n", "case", "seconds", "speedup", "of ceil");
 		/* each row: its raw case and its ceiling (-1: none) */
 		static const int order[NCASE] = {M1RAW, M1FF, M1BND, M2RAW, M2FF, RDRAW, RDFF, RDBND,
 						 CRDRAW, CRDFF, CRDBND};
+		static const int raw_of[NCASE] = {[M1RAW] = M1RAW, [M1FF] = M1RAW, [M1BND] = M1RAW,
+						  [M2RAW] = M2RAW, [M2FF] = M2RAW,
+						  [RDRAW] = RDRAW, [RDFF] = RDRAW, [RDBND] = RDRAW,
+						  [CRDRAW] = CRDRAW, [CRDFF] = CRDRAW, [CRDBND] = CRDRAW};
 		for (int k = 0; k < NCASE; k++) {
 			int c = order[k];
 			if (c >= ncase)
 				continue;
-			int raw = c == M1RAW || c == M1FF || c == M1BND ? M1RAW
-				: c == M2RAW || c == M2FF		 ? M2RAW
-				: c == RDRAW || c == RDFF || c == RDBND ? RDRAW
-									 : CRDRAW;
+			int raw = raw_of[c];
 			int ceil = !bound ? -1 : raw == M1RAW || raw == M2RAW ? M1BND : raw == RDRAW ? RDBND : CRDBND;
 			printf("%-48s %10.4f %8.2f", label[c], med[c], med[raw] / med[c]);
 			if (ceil >= 0)
@@ -356,6 +366,16 @@ int main(int argc, char **argv)
 		printf("ratio Method 2 raw / Method 1 over ffio     %6.2f\n", med[M2RAW] / med[M1FF]);
 		printf("files byte-identical (m1 raw, m1 ffio, m2 raw, m2 ffio%s): %s\n", bound ? ", m1 ceiling" : "",
 		       same ? "yes" : "NO");
+		/* the check's rows: over ffio against its group's raw row; raw
+		 * and ceiling rows are baselines */
+		for (int k = 0; k < NCASE; k++) {
+			int c = order[k];
+			if (c >= ncase)
+				continue;
+			int ff = c == M1FF || c == M2FF || c == RDFF || c == CRDFF;
+			printf("check-row\t%s\t%s\t%.6f\t%zu\n", label[c], ff ? label[raw_of[c]] : "-", med[c], reps);
+		}
+		printf("check\t%s\ttimes\n", id);
 		fflush(stdout);
 		if (!same)
 			MPI_Abort(MPI_COMM_WORLD, 1);

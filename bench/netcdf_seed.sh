@@ -9,13 +9,23 @@
 # (bench/netcdf_seed_pnetcdf.c), with the glue of Open MPI preloaded too;
 # then the PnetCDF file's data is compared with Method 1's by ncmpidump
 # against ncdump (where pnetcdf-bin is installed).
-#   netcdf_seed.sh BUILDDIR [LON LAT LEV PX PY REPS]   (default 240 240 60 3 2 3;
+# Every case runs REPS times (default 5), raw and ffio interleaved in each
+# round (bench/netcdf_seed.c).  The tables' ids: [netcdf-seed-mpich],
+# [netcdf-seed-openmpi] and [netcdf-pnetcdf]; under each, bench/table-check's
+# check line (each over-ffio row against the raw row of its group), made
+# from the rows the program prints (bench/nc_check.sh, nc_filter).  The
+# program's output is printed when it ends.  The script exits 1 when a
+# check fails (a row below 0.95x of raw with no reason in
+# bench/known_slower, or a refused table), after printing every table.
+#   netcdf_seed.sh BUILDDIR [LON LAT LEV PX PY REPS]   (default 240 240 60 3 2 5;
 #   the seed's full size: 600 600 150 5 3 3, 16 processes)
 # Environment: MPIEXEC (MPICH's launcher), MPIRUN_OPENMPI (Open MPI's),
 # FFIO_NC_SPEC (the spec, cache:1m:64:4).
 set -e
+nc_dir=$(dirname "$0")
+. "$nc_dir/nc_check.sh"
 bld=$1; shift
-lon=${1:-240}; lat=${2:-240}; lev=${3:-60}; px=${4:-3}; py=${5:-2}; reps=${6:-3}
+lon=${1:-240}; lat=${2:-240}; lev=${3:-60}; px=${4:-3}; py=${5:-2}; reps=${6:-5}
 lib=$bld/.libs
 spec=${FFIO_NC_SPEC:-cache:1m:64:4}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -30,21 +40,27 @@ fi
 mb=$((lon * lat * lev * 4 / 1048576 + 2))
 if [ -x "$bld/bench/netcdf_seed" ]; then
 	echo "# MPICH"
+	rc=0
 	$mpiexec -n $((px * py + 1)) -env LD_PRELOAD "$pre" \
 		-env FF_IO_OPTS "*.ffio.nc($spec)" \
-		-env FFIO_BOUND_SUFFIX "$suffix" -env FFIO_BOUND_MB $mb \
-		"$bld/bench/netcdf_seed" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps"
+		-env FFIO_BOUND_SUFFIX "$suffix" -env FFIO_BOUND_MB $mb -env FFIO_SEED_ID netcdf-seed-mpich \
+		"$bld/bench/netcdf_seed" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps" >"$dir/mpich.out" || rc=$?
+	nc_filter "$dir/mpich.out"
+	[ $rc = 0 ] || exit $rc
 	ncdump -h "$dir/seed-m1.ffio.nc" >/dev/null && echo "ncdump reads the ffio output: yes"
 fi
 if [ -x "$bld/bench/netcdf_seed_openmpi" ] && [ -n "$MPIRUN_OPENMPI" ]; then
 	echo
 	echo "# Open MPI, with PnetCDF (the glue of Open MPI preloaded; ffio's summary of the MPI-IO files: $dir/summary.log, printed below)"
 	rm -f "$dir"/*.nc
+	rc=0
 	$MPIRUN_OPENMPI --allow-run-as-root --oversubscribe -n $((px * py + 1)) \
 		-x LD_PRELOAD="$pre $bld/adio_glue/.libs/libffio_mpi_openmpi.so" \
 		-x FF_IO_OPTS="*.ffio.nc($spec)" -x FF_IO_LOGFILE="$dir/summary.log" \
-		-x FFIO_BOUND_SUFFIX="$suffix" -x FFIO_BOUND_MB=$mb \
-		"$bld/bench/netcdf_seed_openmpi" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps"
+		-x FFIO_BOUND_SUFFIX="$suffix" -x FFIO_BOUND_MB=$mb -x FFIO_SEED_ID=netcdf-seed-openmpi \
+		"$bld/bench/netcdf_seed_openmpi" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps" >"$dir/openmpi.out" || rc=$?
+	nc_filter "$dir/openmpi.out"
+	[ $rc = 0 ] || exit $rc
 	if command -v ncmpidump >/dev/null; then
 		# the data section of each (the header's name and layout differ)
 		ncdump -v field "$dir/seed-m1.raw.nc" | sed '1,/^data:/d' >"$dir/m1.cdl"
@@ -56,3 +72,4 @@ if [ -x "$bld/bench/netcdf_seed_openmpi" ] && [ -n "$MPIRUN_OPENMPI" ]; then
 	grep -A3 'seed-pn-.*layer 1' "$dir/summary.log" | grep -E 'layer 1|write calls|read calls' || true
 fi
 echo "# ffio spec *.ffio.nc($spec); the machine's cores are shared: figures are indicative"
+exit $nc_status

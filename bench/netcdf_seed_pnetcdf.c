@@ -17,7 +17,10 @@
  * Reads are checked against the tile; at the end rank 0 checks that each
  * ffio file is byte-identical to its raw one, that every tile file holds
  * the same array as Method 1's (read with serial netCDF) and that the
- * record files hold the values put. */
+ * record files hold the values put.  The report is a table of its own,
+ * [netcdf-pnetcdf] in its title, followed by the rows bench/table-check
+ * reads (each case over ffio against the same case raw; the format in
+ * bench/netcdf_seed.c) for bench/netcdf_seed.sh's check line. */
 #include <mpi.h>
 #include <netcdf.h>
 #include <pnetcdf.h>
@@ -271,8 +274,9 @@ int pn_report(const struct seed_ref *ref)
 	for (int c = 0; c < NPN; c++)
 		for (int f = 0; f < 2; f++)
 			med[c][f] = median(secs[c][f]);
-	printf("# PnetCDF %s (the seed's Method 2 with the library), same job; of ceil: Method 1's ceiling\n",
-	       ncmpi_inq_libvers());
+	printf("# PnetCDF %s [netcdf-pnetcdf] (the seed's Method 2 with the library), same job, median of %zu;"
+	       " of ceil: Method 1's ceiling\n",
+	       ncmpi_inq_libvers(), reps);
 	for (int c = 0; c < NPN; c++)
 		for (int f = 0; f < 2; f++) {
 			double ceil = c == GET ? ref->rdceil : c == CGET ? ref->crdceil : ref->m1ceil;
@@ -288,6 +292,11 @@ int pn_report(const struct seed_ref *ref)
 	       med[PUT][0] / ref->m1ffio);
 	printf("ratio tile reads raw / PnetCDF get raw        %6.2f  (seed: 1.33)\n", ref->rdraw / med[GET][0]);
 	printf("ratio the same, not in page cache             %6.2f\n", ref->crdraw / med[CGET][0]);
+	for (int c = 0; c < NPN; c++)
+		for (int f = 0; f < 2; f++)
+			printf("check-row\t%s, %s\t%s%s\t%.6f\t%zu\n", label[c], f ? "over ffio" : "raw", f ? label[c] : "-",
+			       f ? ", raw" : "", med[c][f], reps);
+	printf("check\tnetcdf-pnetcdf\ttimes\n");
 
 	size_t n = nlev * nlat * nlon;
 	float *want = whole_var(ref->m1file, "field", n);
