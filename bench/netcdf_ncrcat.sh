@@ -18,11 +18,19 @@
 # written at close in 512 KiB calls; over the simulated file system
 # bound_io sits above libffio's delay stack and writes the output in one
 # call.
-# Rows: median seconds, speedup over raw, that speedup as a fraction of
-# the ceiling's (ceiling time / time).
+# Rows: median seconds of REPS runs (default 5), round robin (run 1 of
+# raw, ffio and the ceiling, then run 2, ...), speedup over raw, that
+# speedup as a fraction of the ceiling's (ceiling time / time).  The
+# tables' ids are [netcdf-ncrcat-local] and [netcdf-ncrcat-sim]; under
+# each, bench/table-check's check line (bench/nc_check.sh): ncrcat over
+# ffio against ncrcat raw.  The script exits 1 when a check fails (a row
+# below 0.95x of raw with no reason in bench/known_slower, or a refused
+# table), after printing both tables.
 #   netcdf_ncrcat.sh BUILDDIR [TASKS INPUTS NVARS NREC RECLEN REPS]
 set -e
-bld=$1; tasks=${2:-2}; inputs=${3:-4}; nvars=${4:-32}; nrec=${5:-200}; reclen=${6:-256}; reps=${7:-3}
+nc_dir=$(dirname "$0")
+. "$nc_dir/nc_check.sh"
+bld=$1; tasks=${2:-2}; inputs=${3:-4}; nvars=${4:-32}; nrec=${5:-200}; reclen=${6:-256}; reps=${7:-5}
 lib=$bld/.libs
 spec=${FFIO_NC_SPEC:-cache:1m:64:4}
 sim=${SIM-delay:200us:1g}
@@ -70,8 +78,9 @@ compare() {
 		ncdump -h "$dir/out.$1.$k.nc" >/dev/null || same=NO
 	done
 }
-# table TITLE RAWSTACK FFIOSTACK CEILING: the runs round robin
+# table ID TITLE RAWSTACK FFIOSTACK CEILING: the runs round robin
 table() {
+	id=$1; shift
 	: >"$dir/raw.all"; : >"$dir/ffio.all"; : >"$dir/bound.all"
 	for r in $(seq 1 "$reps"); do
 		run_all raw "$2" >>"$dir/raw.all"
@@ -84,18 +93,25 @@ table() {
 		fi
 	done
 	raw=$(med <"$dir/raw.all") ff=$(med <"$dir/ffio.all") cl=$(med <"$dir/bound.all")
-	echo "# $1"
+	echo "# [$id] $1"
 	printf '%-40s %10s %8s %8s\n' case seconds speedup "of ceil"
 	row() { awk -v l="$1" -v t="$2" -v r="$raw" -v c="$cl" 'BEGIN {
 		printf "%-40s %10.4f %8.2f", l, t, r / t; if (c > 0) printf " %8.2f", c / t; printf "\n" }'; }
 	row "ncrcat raw${2:+ ($2)}" "$raw"
 	row "ncrcat over ffio" "$ff"
 	[ -z "$bound" ] || row "ceiling (bound_io, memory new)" "$cl"
+	{
+		printf 'ncrcat raw\t-\t%s\t%s\n' "$raw" "$(wc -l <"$dir/raw.all")"
+		printf 'ncrcat over ffio\tncrcat raw\t%s\t%s\n' "$ff" "$(wc -l <"$dir/ffio.all")"
+		[ -z "$bound" ] || printf 'ceiling (bound_io, memory new)\t-\t%s\t%s\n' "$cl" "$(wc -l <"$dir/bound.all")"
+	} >"$dir/check"
+	nc_check "$id" times "$dir/check"
 }
 size=$(stat -c %s "$dir/in0.nc")
 bmb=$((size * inputs / 1048576 + 2)) # the ceiling's memory: the output's size
 echo "# ncrcat: $tasks tasks at once, each $inputs inputs of $size bytes ($nvars record variables x $nrec records of $reclen floats), median of $reps"
-table "local file system; ffio stack $spec" "" "$spec" local
-[ -z "$sim" ] || table "simulated parallel file system: raw is $sim alone, ffio is $spec, $sim" "$sim" "$spec, $sim" sim
+table netcdf-ncrcat-local "local file system; ffio stack $spec" "" "$spec" local
+[ -z "$sim" ] || table netcdf-ncrcat-sim "simulated parallel file system: raw is $sim alone, ffio is $spec, $sim" "$sim" "$spec, $sim" sim
 echo "outputs byte-identical and readable by ncdump${bound:+ (and the ceiling outputs)}: $same"
 [ "$same" = yes ]
+exit $nc_status
