@@ -51,37 +51,25 @@ static int huge_ok(const struct cache *c)
 		(c->size.below_known && c->size.below >= (off_t)HUGE_CHUNK));
 }
 
-/* A file the cache may write has its page buffers in guarded memory
- * (cache_guard), from its first page on; one that cannot (guarding off,
- * no guardian, guarded memory full) has them here. */
-static char *guarded_buf_get(struct cache *c, struct cpage *p, int *fresh)
+/* The file's guard, opened at its first write into the cache (write.c's
+ * cache_write_in), not before: a file open for writing that the cache
+ * only reads for (ROMIO opens read-write; its reads around its own locks)
+ * starts no guardian.  Not from a signal handler, which may run on a
+ * small stack of its own (Python's faulthandler: its report's page then
+ * overran that stack, starting the guardian); a later write guards the
+ * file.  What a handler writes reaches the kernel before it returns
+ * anyway. */
+void cache_guard_start(struct cache *c)
 {
-	/* Not from a signal handler, which may run on a small stack of its
-	 * own (Python's faulthandler: its report's page then overran that
-	 * stack, starting the guardian); a later page guards the file.  What
-	 * a handler writes reaches the kernel before it returns anyway. */
-	if (!c->guard.tried && !ffio_in_handler) {
-		c->guard.tried = 1;
-		c->guard.file = ffio_guard_open(c->base.file->fd);
-	}
-	if (!c->guard.file)
-		return NULL;
-	return ffio_guard_buf_get(c->guard.file, c->conf.page, &p->g, fresh);
+	if (!c->guard.want || c->guard.tried || ffio_in_handler)
+		return;
+	c->guard.tried = 1;
+	c->guard.file = ffio_guard_open(c->base.file->fd);
 }
 
-/* A buffer for p->data: a guarded one, or a freed carved one first, then
- * a carved one, else one of the buffer pool.  *fresh: its bytes are
- * zeros. */
-char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
+/* A buffer outside guarded memory (cache_buf_get). */
+static char *plain_buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
-	*fresh = 0;
-	p->chunked = 0;
-	p->g = NULL;
-	if (c->guard.want) {
-		char *b = guarded_buf_get(c, p, fresh);
-		if (b)
-			return b;
-	}
 	if (c->bufs.free_bufs) {
 		char *b = c->bufs.free_bufs;
 		memcpy(&c->bufs.free_bufs, b, sizeof(void *));
@@ -108,6 +96,49 @@ char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
 		return b;
 	}
 	return ffio_buf_alloc(c->conf.page, BLOCK);
+}
+
+/* A buffer for p->data: a guarded one once the file's guard is open
+ * (cache_guard_start), else (guarding off, no guardian, guarded memory
+ * full, nothing written yet) a freed carved one first, then a carved one,
+ * else one of the buffer pool.  *fresh: its bytes are zeros. */
+char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
+{
+	*fresh = 0;
+	p->chunked = 0;
+	p->g = NULL;
+	if (c->guard.file) {
+		char *b = ffio_guard_buf_get(c->guard.file, c->conf.page, &p->g, fresh);
+		if (b)
+			return b;
+	}
+	return plain_buf_get(c, p, fresh);
+}
+
+/* Clean page p, made before the file's guard opened, is about to take the
+ * application's bytes: its buffer moves to guarded memory, bytes and all
+ * (left where it is when guarded memory is full, as a new page would be).
+ * Nothing may hold its old buffer after: no I/O in flight on it, no hot
+ * path armed on it. */
+int cache_buf_guard(struct cache *c, struct cpage *p)
+{
+	struct guard_page *g;
+	int fresh, err;
+
+	if ((p->inflight || p->reading) && (err = cache_pg_wait(c, p)) < 0)
+		return err;
+	char *b = ffio_guard_buf_get(c->guard.file, c->conf.page, &g, &fresh);
+	if (!b)
+		return 0;
+	memcpy(b, p->data, c->conf.page);
+	cache_buf_put(c, p);
+	p->data = b;
+	p->g = g;
+	p->chunked = 0;
+	ffio_guard_bind(c->guard.file, g, p->pno);
+	c->hot.off = -1;
+	c->hotw.at.off = -1;
+	return 0;
 }
 
 /* Would a new page's buffer be memory touched before: a freed carved one,

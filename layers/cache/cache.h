@@ -295,8 +295,10 @@ struct cache_aside {
 /* The guard (libffio/guard): a file the cache may write keeps its pages
  * in guarded memory, each byte the application wrote marked there until
  * it is in the file, so that a guardian process writes it back if this
- * process dies (see ffio-reliability(7)).  Set at the first page (buffer.c);
- * begun by a write over several pages (write.c). */
+ * process dies (see ffio-reliability(7)).  Opened at the first write into
+ * the cache (cache_guard_start): pages made before, for reads, move to
+ * guarded memory when first written (cache_buf_guard); begun by a write
+ * over several pages (write.c). */
 struct cache_guard {
 	int want;                    /* the file is open for writing */
 	int tried;                   /* ffio_guard_open was asked */
@@ -746,6 +748,8 @@ int cache_pg_new(struct cache *c, int64_t pno, struct cpage **out);
 /* buffer.c */
 char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh);
 void cache_buf_put(struct cache *c, struct cpage *p);
+void cache_guard_start(struct cache *c);
+int cache_buf_guard(struct cache *c, struct cpage *p);
 int cache_buf_warm(const struct cache *c);
 void cache_bufs_release(struct cache *c);
 int cache_get_scratch(struct cache *c);

@@ -564,6 +564,11 @@ static ssize_t write_in_pages(struct cache *c, const char *src, size_t n, off_t 
 			if (p->inflight && (err = cache_pg_wait(c, p)) < 0) /* never modified in flight */
 				return done ? (ssize_t)done : err;
 		}
+		/* a page made before the guard opened (read, or its buffer
+		 * reused): its first bytes of the application's go to guarded
+		 * memory */
+		if (!p->g && !p->next_ext && c->guard.file && (err = cache_buf_guard(c, p)) < 0)
+			return done ? (ssize_t)done : err;
 		intent_pin(wi, p);
 		/* A sieved known page of many extents keeps a hull and a map
 		 * of its written bytes (made before the copy: a page that
@@ -612,6 +617,7 @@ static ssize_t cache_write_in(struct cache *c, const void *buf, size_t n, off_t 
 	struct write_intent wi;
 	int filled = 0;
 
+	cache_guard_start(c);
 	intent_begin(c, &wi, n, off);
 	ssize_t r = write_in_pages(c, buf, n, off, &wi, &filled);
 	intent_end(c, &wi);
