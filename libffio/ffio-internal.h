@@ -969,6 +969,10 @@ int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t 
 /* The largest position the kernel allows the file fd (on file system dev)
  * to have: the file system's largest size (s_maxbytes).  See kernel_io.c. */
 off_t ffio_kernel_max_pos(int fd, dev_t dev);
+/* Is fd a file the kernel makes as it is read (/proc, /sys, ...: a file
+ * system of such files), which ffio never caches?  1 or 0 (0 when it
+ * cannot tell); errno unchanged.  See kernel_io.c. */
+int ffio_kernel_made(int fd);
 /* RLIMIT_FSIZE's soft limit as this process has it, LLONG_MAX for none:
  * read at start-up and after the program sets it (rlimit.c), which
  * updates every open file's wmax_pos (ffio_files_fsize_limit). */

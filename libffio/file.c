@@ -17,9 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include "ffio-internal.h"
 
@@ -654,29 +652,6 @@ static int lacks_access(const struct ffio_file *f, int flags)
 	return (acc != O_WRONLY && have == O_WRONLY) || (acc != O_RDONLY && have == O_RDONLY);
 }
 
-/* Regular files whose bytes the kernel makes at each read, whose size
- * says nothing (0 in /proc, 4096 in /sys), or that take no write(2)
- * (hugetlbfs): the kernel alone answers for them. */
-static int kernel_made(int fd)
-{
-	static const unsigned long types[] = {
-		PROC_SUPER_MAGIC, SYSFS_MAGIC,        DEBUGFS_MAGIC,   TRACEFS_MAGIC,    SECURITYFS_MAGIC,
-		SELINUX_MAGIC,    SMACK_MAGIC,        CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, RDTGROUP_SUPER_MAGIC,
-		PSTOREFS_MAGIC,   EFIVARFS_MAGIC,     BPF_FS_MAGIC,    BINFMTFS_MAGIC,   NSFS_MAGIC,
-		HUGETLBFS_MAGIC,  0x62656570 /* configfs */, 0x65735543 /* fusectl */,
-	};
-	struct statfs fs;
-	int saved = errno;
-	if (fstatfs(fd, &fs) < 0) {
-		errno = saved;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-		if ((unsigned long)fs.f_type == types[i])
-			return 1;
-	return 0;
-}
-
 /* Attach the kernel's new descriptor fd (opened with flags) to its file,
  * creating the file for entry e when it is not open yet. */
 static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, int flags,
@@ -688,7 +663,7 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 	if (ffio_in_vfork_child())
 		return; /* the table is the parent's */
 	if (ffio_real.fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || (any_type && e)) ||
-	    (e && !any_type && kernel_made(fd))) {
+	    (e && !any_type && ffio_kernel_made(fd))) {
 		ffio_fd_fresh(fd); /* pipes, devices, /proc, /sys: never cached */
 		if (e && ffio_open_diags)
 			ffio_log("%s: not cached (not a file of data)", path);

@@ -2,6 +2,9 @@
 check_PROGRAMS += t/core_file
 TESTS += t/core_file
 t_core_file_LDADD = libffio_core.la
+check_PROGRAMS += t/core_kernel_made
+TESTS += t/core_kernel_made
+t_core_kernel_made_LDADD = libffio_core.la
 check_PROGRAMS += t/core_hints
 TESTS += t/core_hints
 t_core_hints_LDADD = libffio_core.la
