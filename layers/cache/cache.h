@@ -818,6 +818,8 @@ void cache_note_load(struct cache *c, off_t n, uint64_t t0);
 int cache_ra_sparse(const struct cache *c);
 int cache_ra_runs(const struct cache *c);
 void cache_kernel_readahead_arm(struct cache *c);
+int cache_kernel_readahead_lift(struct cache *c, size_t n); /* 1: call _drop after the read */
+void cache_kernel_readahead_drop(struct cache *c);
 void cache_read_ahead(struct cache *c, off_t off, size_t n, off_t size); /* after cache_ra_steady */
 int cache_run_load(struct cache *c, struct cpage *p, uint32_t lo, uint32_t hi, off_t start);
 void cache_around_ahead(struct cache *c, off_t off, size_t n);

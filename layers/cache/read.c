@@ -8,12 +8,19 @@
 #include "cache.h"
 
 /* Read [off, off + n) from below straight into the caller's buffer, around
- * the cache; *got is what arrived (short at the end of the file below). */
+ * the cache, with the kernel's read-ahead on when it is large
+ * (cache_kernel_readahead_lift); *got is what arrived (short at the end of
+ * the file below). */
 static int read_through(struct cache *c, void *buf, size_t n, off_t off, size_t *got)
 {
 	struct iovec iov = {buf, n};
+	int lifted = cache_kernel_readahead_lift(c, n), err;
+
 	c->stats.bypass++;
-	return cache_below_readv(c, &iov, 1, off, got);
+	err = cache_below_readv(c, &iov, 1, off, got);
+	if (lifted)
+		cache_kernel_readahead_drop(c);
+	return err;
 }
 
 /* A read around the cache, n bytes the caller knows lie below the logical
