@@ -53,10 +53,11 @@ static ssize_t sys_preadv(struct ffio_layer *l, const struct iovec *iov, int iov
 	return ffio_kernel_transfer(l->file->fd, 0, 0, iov, iovcnt, off, &((struct sys *)l)->st);
 }
 
-/* O_DIRECT: whole, never in the page cache; buffered: in pieces. */
+/* O_DIRECT, or a file system whose writes skip the page cache (FUSE:
+ * ffio_file's write_whole): whole; buffered: in pieces. */
 static ssize_t sys_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return ffio_kernel_transfer(l->file->fd, 1, (l->spec->flags & SYS_DIRECT) != 0, iov, iovcnt, off,
+	return ffio_kernel_transfer(l->file->fd, 1, (l->spec->flags & SYS_DIRECT) != 0 || l->file->write_whole, iov, iovcnt, off,
 				    &((struct sys *)l)->st);
 }
 

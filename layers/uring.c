@@ -703,7 +703,8 @@ static ssize_t sync_transfer(struct ffio_layer *l, int write, const struct iovec
 		if (err < 0)
 			return err;
 	}
-	return ffio_kernel_transfer(l->file->fd, write, (u->flags & URING_DIRECT) != 0, iov, iovcnt, off, &u->st);
+	return ffio_kernel_transfer(l->file->fd, write, (u->flags & URING_DIRECT) != 0 || l->file->write_whole, iov,
+				    iovcnt, off, &u->st);
 }
 
 static ssize_t uring_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)

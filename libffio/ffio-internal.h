@@ -286,6 +286,8 @@ struct ffio_file {
 				     a description asks (f->lock) */
 	off_t wmax_pos;           /* where writes must end: max_pos, or RLIMIT_FSIZE's
 				     limit when lower (ffio_fsize_limit; files lock) */
+	int write_whole;          /* long buffered writes go below in one call
+				     (FFIO_FS_WRITE_WHOLE: FUSE) */
 	int kept_fd;              /* ffio's own descriptor, kept open after the stack
 				     closed (the file passes through): the process
 				     may hold POSIX record locks on the file, which
@@ -945,14 +947,16 @@ int ffio_iov_take(struct ffio_iov_cursor *c, size_t max, struct iovec *part, int
 
 /* Buffered writes go to the kernel in one call up to FFIO_WRITE_WHOLE
  * bytes, longer ones in calls of at most FFIO_WRITE_PIECE bytes
- * (kernel_io.c says why). */
+ * (kernel_io.c says why), but on a file system whose writes do not go
+ * through the page cache's folios (ffio_file's write_whole). */
 #define FFIO_WRITE_PIECE ((size_t)512 << 10)
 #define FFIO_WRITE_WHOLE ((size_t)1 << 20)
 /* One transfer as the kernel makes it: one pread(v) or pwrite(v) call, or,
- * for a buffered write (not direct), pieces until one is short or fails.
+ * for a write not whole (buffered, on a file system that is not
+ * write_whole), pieces until one is short or fails.
  * Returns the bytes moved (or -errno when none were); counts the calls
  * and bytes into st. */
-ssize_t ffio_kernel_transfer(int fd, int write, int direct, const struct iovec *iov, int iovcnt, off_t off,
+ssize_t ffio_kernel_transfer(int fd, int write, int whole, const struct iovec *iov, int iovcnt, off_t off,
 			     struct ffio_stats *st);
 /* The whole transfer: calls until every byte is moved, EINTR retried; a
  * read stops at the end of the file; a write of nothing is -EIO.  The
@@ -969,10 +973,13 @@ int ffio_kernel_advise(const struct ffio_layer *l, int direct, off_t off, off_t 
 /* The largest position the kernel allows the file fd (on file system dev)
  * to have: the file system's largest size (s_maxbytes).  See kernel_io.c. */
 off_t ffio_kernel_max_pos(int fd, dev_t dev);
-/* Is fd a file the kernel makes as it is read (/proc, /sys, ...: a file
- * system of such files), which ffio never caches?  1 or 0 (0 when it
- * cannot tell); errno unchanged.  See kernel_io.c. */
-int ffio_kernel_made(int fd);
+/* What ffio must know of fd's file system: FFIO_FS_KERNEL_MADE, the
+ * kernel makes its files as they are read (/proc, /sys, ...): never
+ * cached; FFIO_FS_WRITE_WHOLE, long buffered writes go in one call
+ * (FUSE).  0 when it cannot tell; errno unchanged.  See kernel_io.c. */
+#define FFIO_FS_KERNEL_MADE 1
+#define FFIO_FS_WRITE_WHOLE 2
+int ffio_kernel_fs(int fd);
 /* RLIMIT_FSIZE's soft limit as this process has it, LLONG_MAX for none:
  * read at start-up and after the program sets it (rlimit.c), which
  * updates every open file's wmax_pos (ffio_files_fsize_limit). */

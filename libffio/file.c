@@ -359,7 +359,7 @@ static int open_private(struct ffio_file *f, int appfd, int dirfd, const char *p
 static int release_locked(int fd, int kclose);
 
 static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd, const char *path,
-				     int flags, const struct stat *st, int *errp)
+				     int flags, const struct stat *st, int fs, int *errp)
 {
 	struct ffio_file *f = calloc(1, sizeof *f);
 	int err;
@@ -391,6 +391,7 @@ static struct ffio_file *file_create(struct ffio_entry *e, int appfd, int dirfd,
 		return NULL;
 	}
 	f->max_pos = ffio_kernel_max_pos(f->fd, f->dev);
+	f->write_whole = (fs & FFIO_FS_WRITE_WHOLE) != 0;
 	f->wmax_pos = f->max_pos < ffio_fsize_limit ? f->max_pos : ffio_fsize_limit;
 	/* The table knows ffio's own descriptor: the program never closes it. */
 	if (ffio_fd_get(f->fd))
@@ -658,12 +659,14 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 		   int any_type)
 {
 	struct stat st;
-	int err = 0, created = 0;
+	int err = 0, created = 0, fs = 0;
 
 	if (ffio_in_vfork_child())
 		return; /* the table is the parent's */
-	if (ffio_real.fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || (any_type && e)) ||
-	    (e && !any_type && ffio_kernel_made(fd))) {
+	int plain = ffio_real.fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || (any_type && e));
+	if (!plain && e && S_ISREG(st.st_mode))
+		fs = ffio_kernel_fs(fd);
+	if (plain || (!any_type && (fs & FFIO_FS_KERNEL_MADE))) {
 		ffio_fd_fresh(fd); /* pipes, devices, /proc, /sys: never cached */
 		if (e && ffio_open_diags)
 			ffio_log("%s: not cached (not a file of data)", path);
@@ -674,7 +677,7 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 		(void)release_locked(fd, 0); /* its number was closed behind ffio's back */
 	struct ffio_file *f = is_raw(st.st_dev, st.st_ino) ? NULL : find_locked(st.st_dev, st.st_ino);
 	if (!f && e && !is_raw(st.st_dev, st.st_ino)) {
-		f = file_create(e, fd, dirfd, path, flags, &st, &err);
+		f = file_create(e, fd, dirfd, path, flags, &st, fs, &err);
 		created = f != NULL;
 	}
 	struct ffio_ofd *o = f ? calloc(1, sizeof *o) : NULL;

@@ -89,12 +89,12 @@ int main(void)
 	/* errno is the program's: an answer from memory leaves it as it was */
 	int fd = open("/proc/self/status", O_RDONLY);
 	errno = EXDEV;
-	tap_ok(fd >= 0 && ffio_kernel_made(fd) == 1 && errno == EXDEV, "errno unchanged, the answer from memory");
+	tap_ok(fd >= 0 && ffio_kernel_fs(fd) == FFIO_FS_KERNEL_MADE && errno == EXDEV, "errno unchanged, the answer from memory");
 	if (fd >= 0)
 		close(fd);
 	fd = open(path, O_RDONLY);
 	errno = EXDEV;
-	tap_ok(fd >= 0 && ffio_kernel_made(fd) == 0 && errno == EXDEV, "and for a file of data");
+	tap_ok(fd >= 0 && ffio_kernel_fs(fd) == 0 && errno == EXDEV, "and for a file of data");
 	if (fd >= 0)
 		close(fd);
 	unlink(path);

@@ -119,6 +119,23 @@ else
 	rm -rf "$mnt/diff"
 fi
 
+# ---- long writes in one call ----------------------------------------------------
+# On FUSE a long buffered write goes below in one call, not in pieces
+# (kernel_io.c): t/layer_sys counts the calls with its files on the volume.
+prog=$bld/t/layer_sys
+[ -x "$prog" ] || prog=$bld/t/.libs/layer_sys
+if [ ! -x "$prog" ]; then
+	skip "t/layer_sys not built"
+else
+	mkdir -p "$mnt/sys"
+	env -u LD_PRELOAD -u FF_IO_OPTS TMPDIR="$mnt/sys" "$prog" >"$tmp/sys.out" 2>&1
+	st=$?
+	[ $st = 0 ] && ! grep -q '^not ok' "$tmp/sys.out" && grep -q 'is on FUSE' "$tmp/sys.out"
+	ok $? "t/layer_sys on the volume: long writes in one call, the bytes exact ($(grep -c '^ok' "$tmp/sys.out") checks)"
+	grep -v '^ok ' "$tmp/sys.out" | sed 's/^/#   /'
+	rm -rf "$mnt/sys"
+fi
+
 # ---- MPI-IO: ROMIO's paths at 4 ranks --------------------------------------------
 if [ -z "${MPIEXEC:-}" ] || [ ! -x "$bld/t/adio_mpi_glue" ]; then
 	skip "MPI not configured: ROMIO's paths"
