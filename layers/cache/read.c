@@ -51,6 +51,29 @@ static uint32_t held_to(const struct cache *c, const struct cpage *p, uint32_t l
 	return valid_covers(p, lo, hi, &at) ? p->valid[at].hi : 0;
 }
 
+/* A read of a quarter of a page or more, the first since the file was
+ * opened, synced or its clean data dropped (no read pattern known: see
+ * struct cache_ra), into pages none of which the cache holds: it goes
+ * around the cache, as the kernel would read it.  Loaded, its pages would
+ * cost up to four times its bytes, for reads that follow it nowhere: the
+ * program that asks so much at once keeps it in a buffer of its own.
+ * ROMIO's data-sieving reads are such reads (an extent of 0.5 MB of each
+ * rank's blocks, read again after each barrier dropped the page): on the
+ * GlusterFS volume of make bench-dfs, 4 ranks reading theirs 3 times took
+ * 15.1 ms through 1 MiB pages loaded whole, against 7.9 ms raw (medians
+ * of 7).  So is PnetCDF's header read of 256 KiB.  The reads after it
+ * are left to the pages and their read-ahead, which learn the pattern from
+ * it: records along a stride are loaded and hinted from the second on. */
+static int lone_large(struct cache *c, size_t n, off_t off)
+{
+	if (n < c->conf.page / 4 || c->ra.valid)
+		return 0;
+	for (int64_t pno = off / (off_t)c->conf.page; pno <= (off + (off_t)n - 1) / (off_t)c->conf.page; pno++)
+		if (pg_find(c, pno))
+			return 0;
+	return 1;
+}
+
 /* After a read hit at off of n bytes: arm the next read of the steady
  * pattern (struct cache_hot) when every test the hit path and
  * cache_ra_steady would make of it holds now, and keeps holding, no call
@@ -161,7 +184,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
 	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
 		cache_pool_shrink(c);
-	if (cache_around(c, n, off) && c->size.cached_end == 0 && aligned(c, buf, n, off)) {
+	if ((cache_around(c, n, off) || lone_large(c, n, off)) && c->size.cached_end == 0 && aligned(c, buf, n, off)) {
 		/* No write of this open is cached: the file below holds every
 		 * byte, and its size need not be asked for (a short read is its
 		 * end).  Program I reads this way after each open. */
@@ -188,6 +211,12 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		 * what the file has. */
 		if ((err = cache_flush_pages(c, first, last)) < 0)
 			ffio_file_set_error(c->base.file, err);
+		if ((err = cache_wait_all(c)) < 0)
+			return err;
+		cache_around_ahead(c, off, n);
+		return read_around(c, buf, n, off);
+	}
+	if (lone_large(c, n, off) && aligned(c, buf, n, off)) {
 		if ((err = cache_wait_all(c)) < 0)
 			return err;
 		cache_around_ahead(c, off, n);
