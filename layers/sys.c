@@ -57,8 +57,8 @@ static ssize_t sys_preadv(struct ffio_layer *l, const struct iovec *iov, int iov
  * ffio_file's write_whole): whole; buffered: in pieces. */
 static ssize_t sys_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return ffio_kernel_transfer(l->file->fd, 1, (l->spec->flags & SYS_DIRECT) != 0 || l->file->write_whole, iov, iovcnt, off,
-				    &((struct sys *)l)->st);
+	return ffio_kernel_transfer(l->file->fd, 1, (l->spec->flags & SYS_DIRECT) != 0 || l->file->write_whole, iov,
+				    iovcnt, off, &((struct sys *)l)->st);
 }
 
 static int sys_fsync(struct ffio_layer *l, int datasync)

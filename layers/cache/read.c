@@ -184,7 +184,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
 	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
 		cache_pool_shrink(c);
-	if ((cache_around(c, n, off) || lone_large(c, n, off)) && c->size.cached_end == 0 && aligned(c, buf, n, off)) {
+	if (c->size.cached_end == 0 && (cache_around(c, n, off) || lone_large(c, n, off)) && aligned(c, buf, n, off)) {
 		/* No write of this open is cached: the file below holds every
 		 * byte, and its size need not be asked for (a short read is its
 		 * end).  Program I reads this way after each open. */
@@ -203,20 +203,15 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	if ((off_t)n > size - off)
 		n = (size_t)(size - off);
 	c->stats.b_read += n;
-	if (cache_around(c, n, off) && aligned(c, buf, n, off)) {
+	if ((cache_around(c, n, off) || lone_large(c, n, off)) && aligned(c, buf, n, off)) {
 		int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
 		/* A write-back the read needs and that fails is the file's
 		 * error, reported by its next write, fsync or close, never by
 		 * the read: the failed bytes are forgotten, the read shows
-		 * what the file has. */
+		 * what the file has.  (A lone large read holds no page: there
+		 * is nothing to flush, only writes in flight to wait for.) */
 		if ((err = cache_flush_pages(c, first, last)) < 0)
 			ffio_file_set_error(c->base.file, err);
-		if ((err = cache_wait_all(c)) < 0)
-			return err;
-		cache_around_ahead(c, off, n);
-		return read_around(c, buf, n, off);
-	}
-	if (lone_large(c, n, off) && aligned(c, buf, n, off)) {
 		if ((err = cache_wait_all(c)) < 0)
 			return err;
 		cache_around_ahead(c, off, n);
