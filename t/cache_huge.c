@@ -14,12 +14,16 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -300,6 +304,26 @@ static int in_child(int (*fn)(int), int arg)
 	return WEXITSTATUS(st);
 }
 
+/* Root's child as the user nobody, writing in dir_nobody: may it mount a
+ * tmpfs of its own in a user namespace (the control)?  Then is its guarded
+ * page on a huge page there, as root's (the mount made in a child that
+ * enters the namespace first, not in the process)?  Exit status: 0 so, 1
+ * not, 2 the I/O failed, 3 it cannot be that user, 4 it may not mount. */
+static char dir_nobody[] = "/tmp/ffio-cache-huge-nobody-XXXXXX";
+static int as_nobody_child(int unused)
+{
+	(void)unused;
+	struct passwd *pw = getpwnam("nobody");
+	if (!pw || setgroups(0, NULL) != 0 || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) != 0 ||
+	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) /* (its /proc/self files its own again) */
+		return 3;
+	if (in_child(tmpfs_control_child, 0) != 0)
+		return 4;
+	snprintf(path, sizeof path, "%s/f", dir_nobody);
+	return guarded_huge_child(0);
+}
+
 static void test_first_chunk(int mode)
 {
 	static const char *const what[] = {"writing 3 MiB through 1 MiB pages, unguarded",
@@ -332,9 +356,10 @@ int main(void)
 	if (!model || !got || !mkdtemp(dir))
 		tap_skip_all("no memory or no temporary directory");
 	snprintf(path, sizeof path, "%s/f", dir);
-	tap_plan(7 + 9 * nspecs);
+	tap_plan(8 + 9 * nspecs);
 	const char *pre = getenv("LD_PRELOAD");
 	if (pre && strstr(pre, "/vgpreload_")) {
+		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
 		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
 		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
 		tap_skip("under valgrind nothing is guarded (ffio-reliability(7))");
@@ -347,6 +372,20 @@ int main(void)
 		} else {
 			st = in_child(guarded_huge_child, 0);
 			tap_ok(st == 0, "the guarded page is on a huge page of the process's own tmpfs (status %d)", st);
+		}
+		st = geteuid() != 0 ? -1 : !mkdtemp(dir_nobody) || chmod(dir_nobody, 0777) != 0 ? -2 : in_child(as_nobody_child, 0);
+		if (st == -1 || st == -2 || st == 3 || st == 4)
+			tap_skip(st == -1   ? "not as another user: not root"
+				 : st == -2 ? "not as another user: no directory"
+				 : st == 3  ? "not as another user: no user nobody"
+					    : "not as another user: nobody may not mount a tmpfs of its own");
+		else
+			tap_ok(st == 0, "as another user (nobody), on a huge page of a tmpfs of its own in a user namespace (status %d)", st);
+		if (st != -1 && st != -2) {
+			char f[sizeof dir_nobody + 2];
+			snprintf(f, sizeof f, "%s/f", dir_nobody);
+			unlink(f);
+			rmdir(dir_nobody);
 		}
 		if (memfd_thp()) {
 			tap_skip("memfds get huge pages here (shmem_enabled)");
