@@ -6,6 +6,10 @@
  *     file (whether FF_IO_OPTS is set or not);
  *   - FF_IO_OPTS_RANK<n>: extra entries for rank n, consulted before
  *     FF_IO_OPTS for files opened after MPI_Init;
+ *   - MPI_File_open by more ranks than one, for writing: the file is
+ *     written by several processes at once (FFIO_FILE_SHARED): a cache
+ *     takes its small writes in only once they merge, as the bytes
+ *     between one rank's writes are most likely another rank's;
  *   - MPI_File_set_atomicity(true): the file becomes write-through (flushed
  *     after every write call; reads drop clean cached data first);
  *   - MPI_File_sync: a full flush point (flush, fsync, drop clean data) on
@@ -242,6 +246,14 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
 		m->have_inode = 1;
 	m->next = mfiles;
 	mfiles = m;
+	int nranks = 1;
+	if ((amode & (MPI_MODE_WRONLY | MPI_MODE_RDWR)) && PMPI_Comm_size(comm, &nranks) == MPI_SUCCESS && nranks > 1) {
+		struct ffio_file *f = ffio_of(m);
+		if (f) {
+			ffio_file_set_flag(f, FFIO_FILE_SHARED, 1);
+			ffio_file_put(f);
+		}
+	}
 	return rc;
 }
 
@@ -255,6 +267,7 @@ int MPI_File_close(MPI_File *fh)
 		ret = ffio_file_flush(f);
 		keep_stats(m, f);
 		ffio_file_set_flag(f, FFIO_FILE_WRITETHROUGH, 0);
+		ffio_file_set_flag(f, FFIO_FILE_SHARED, 0);
 	}
 	if (m)
 		mfile_remove(m);

@@ -74,6 +74,9 @@ FFIO_API int ffio_file_unhold(struct ffio_file *f);
 /* Facts a glue library knows about a file and the spec cannot say. */
 #define FFIO_FILE_SIEVE 0x1u        /* one writer: a cache may fill gaps (.sieve) */
 #define FFIO_FILE_WRITETHROUGH 0x2u /* MPI atomic mode: a cache writes through (.wt) */
+#define FFIO_FILE_SHARED 0x4u       /* written by several processes at once (an MPI file
+				       of more ranks than one): a cache takes small
+				       writes in once they merge */
 FFIO_API void ffio_file_set_flag(struct ffio_file *f, unsigned flag, int on);
 
 /* Statistics of f's layers, as ffgetstats(3). */

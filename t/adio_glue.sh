@@ -3,7 +3,11 @@
 # stack without FF_IO_OPTS; a malformed hint gives a message and plain I/O;
 # FF_IO_OPTS_RANK<n> adds entries for one rank; atomic mode makes other
 # ranks' writes visible without sync; MPI_Finalize prints one summary, on
-# rank 0 only (per-rank logs through FF_IO_LOGFILE's %r).  3 ranks; the
+# rank 0 only (per-rank logs through FF_IO_LOGFILE's %r); a file opened
+# for writing by several ranks takes small writes around the cache until
+# they merge (records between the other ranks' reach the kernel at once,
+# as without the glue they do not; a rank's records in order are taken in
+# after a few).  3 ranks; the
 # files are verified by t/adio_check.  Skips without MPI.
 # Under each MPI built (t/mpi_lib.sh).
 bin="${top_builddir:-.}/t"
@@ -11,7 +15,7 @@ bin="${top_builddir:-.}/t"
 mpi_require adio_mpi_glue
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-echo "1..$((12 * nflavours))"
+echo "1..$((17 * nflavours))"
 i=0
 ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 
@@ -27,6 +31,21 @@ run() {
 	return 0
 }
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
+# run_records PROGRAM MODE: t/adio_mpi's records or sequence mode over
+# cache:64k:16:2, its file checked; sets held ("MIN MAX": records the
+# kernel held before any sync, on the rank with fewest and with most).
+run_records() {
+	file="$dir/adio_$2.dat"
+	rm -f "$file"
+	held=
+	out=$(env FF_IO_OPTS="adio_*.dat(cache:64k:16:2)" LD_PRELOAD="$FFIO_LIB" FF_IO_LOGFILE="$dir/log.%r" \
+		timeout 60 $mpirun -n 3 "$bin/$1$mpi_suffix" "$2" "$file" 2>"$dir/err") || {
+		echo "# exit $?: $(head -c 300 "$dir/err" | tr '\n' ' ')"; return 1; }
+	held=$(echo "$out" | sed -n 's/^kernel //p')
+	exp=$(echo "$out" | sed -n 's/^expect //p')
+	res=$("$bin/adio_check" "$file" $exp) || { echo "# $res"; return 1; }
+	return 0
+}
 
 for flavour in $flavours; do
 mpi_use $flavour
@@ -55,4 +74,19 @@ ok "$(grep -Eq 'write calls +0 +0 ' "$dir/log.0" && grep -q 'layer 0 (event)' "$
 # Atomic mode over a cache, with and without uring below.
 run atomic FF_IO_OPTS="adio_*.dat(cache:4k:16:2)"; ok $? "atomic mode over cache"
 run atomic ADIO_FFIO_OPTS="cache:4k:16:2, uring:16"; ok $? "atomic mode over cache, uring (hint)"
+
+# 256 records of 64 B per rank, each between the other ranks' records:
+# with the glue the cache steps aside from the first write (each reaches
+# the kernel as its call returns); with libffio alone it holds them.
+run_records adio_mpi_glue records; ok $? "records between other ranks' (glue): the file is exact"
+ok "$([ "$held" = "256 256" ] && echo 0)" "every rank's 256 records were in the kernel before any sync (got $held)"
+run_records adio_mpi records; ok $? "records between other ranks' (libffio alone): the file is exact"
+ok "$([ "$held" = "0 0" ] && echo 0)" "without the glue the cache held them all (got $held)"
+# Each rank's records in order, in a block of its own: after a few that
+# went around, the cache takes them in.
+run_records adio_mpi_glue sequence
+rc=$?
+set -- $held
+ok "$([ $rc = 0 ] && [ "${1:-0}" -ge 1 ] && [ "${2:-256}" -lt 256 ] && echo 0)" \
+	"a rank's records in order (glue): the first went around, the rest were cached (got $held), the file is exact"
 done

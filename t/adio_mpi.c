@@ -10,6 +10,12 @@
  *   size      get_size with unflushed data, set_size, preallocate;
  *   shared    write_ordered and write_shared (the shared file pointer);
  *   atomic    atomic mode: other ranks' writes are seen without sync;
+ *   records   small records, each rank's between the others' (independent
+ *             write_at in turn), as PnetCDF's independent tile writes;
+ *   sequence  the same records, each rank's in a block of its own, in order;
+ *             these two print "kernel MIN MAX" first: how many of its
+ *             records the kernel held on the rank holding fewest and most,
+ *             read by raw system calls before any sync (kernel_view.h);
  * ADIO_FFIO_OPTS, when set, is passed as the ffio_opts hint (libffio_mpi).
  * Every byte written follows adio_pattern.h.  Each mode reads back what it
  * can and aborts on a difference; at the end rank 0 prints
@@ -21,6 +27,7 @@
 #include <string.h>
 
 #include "adio_pattern.h"
+#include "kernel_view.h"
 
 static int rank, nranks;
 static const char *path;
@@ -364,6 +371,42 @@ static long mode_atomic(void)
 	return total;
 }
 
+/* Records of REC_B bytes, REC_K per rank: record k of rank r at
+ * (k * nranks + r) * REC_B (records), or at (r * REC_K + k) * REC_B
+ * (sequence).  How many of its records the kernel holds is counted before
+ * any sync, then the file is synced and read back. */
+enum { REC_B = 64, REC_K = 256 };
+
+static long rec_off(int interleaved, int k)
+{
+	return interleaved ? ((long)k * nranks + rank) * REC_B : ((long)rank * REC_K + k) * REC_B;
+}
+
+static long mode_records(int interleaved)
+{
+	MPI_File fh = open_file(MPI_INFO_NULL);
+	long total = (long)REC_K * nranks * REC_B;
+	unsigned char rec[REC_B], got[REC_B];
+	for (int k = 0; k < REC_K; k++) {
+		adio_fill(rec, REC_B, (uint64_t)rec_off(interleaved, k));
+		check(MPI_File_write_at(fh, rec_off(interleaved, k), rec, REC_B, MPI_BYTE, MPI_STATUS_IGNORE),
+		      "write_at");
+	}
+	int held = 0;
+	for (int k = 0; k < REC_K; k++)
+		held += kernel_pread(path, got, REC_B, rec_off(interleaved, k)) == REC_B &&
+			adio_diff(got, REC_B, (uint64_t)rec_off(interleaved, k)) < 0;
+	int lo, hi;
+	MPI_Reduce(&held, &lo, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&held, &hi, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("kernel %d %d\n", lo, hi);
+	sync_barrier_sync(fh);
+	verify_all(fh, total);
+	check(MPI_File_close(&fh), "MPI_File_close");
+	return total;
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -392,6 +435,10 @@ int main(int argc, char **argv)
 		size = mode_shared();
 	else if (strcmp(mode, "atomic") == 0)
 		size = mode_atomic();
+	else if (strcmp(mode, "records") == 0)
+		size = mode_records(1);
+	else if (strcmp(mode, "sequence") == 0)
+		size = mode_records(0);
 	else {
 		if (rank == 0)
 			fprintf(stderr, "adio_mpi: unknown mode %s\n", mode);

@@ -19,7 +19,19 @@
  * of writes would have merged (a write beginning where the last ended, or
  * inside it), the cache takes writes in again, and the watch starts over.
  * The event layer's summary says when the cache stepped aside and back
- * (ffio_layer_note).  Not with .sieve (which fills the gaps), O_DIRECT (no
+ * (ffio_layer_note).
+ *
+ * A file written by several processes at once (FFIO_FILE_SHARED, which
+ * the MPI glue sets for a file opened for writing by more ranks than
+ * one) starts aside: the bytes between one rank's writes are most likely
+ * another rank's, which no write of this process fills, and a window of
+ * write-backs comes only at a flush, after every write was copied in
+ * (PnetCDF's independent tile writes under Open MPI's OMPIO, 14400
+ * writes of 320 B per rank between the others' rows: the cache held them
+ * all, and wrote back as many requests at the close).  Its first window
+ * is SHARED_WINDOW writes, so that a rank writing its own bytes in
+ * order (each write beginning where the last ended) is taken in after
+ * a few writes.  Not with .sieve (which fills the gaps), O_DIRECT (no
  * unaligned write goes around) or write-through (which goes around
  * already).
  *
@@ -63,6 +75,7 @@
 #include "cache.h"
 
 #define ASIDE_WINDOW 256 /* requests (writes, while aside) judged together */
+#define SHARED_WINDOW 16 /* writes judged first, for a file of several writers */
 #define READ_WINDOW 4    /* loads weighed together, but along a forward pattern (1) */
 #define READ_BACK_MIN 64 /* reads around before going back to earlier bytes may mean reuse */
 #define READ_RETRY 4096  /* reads around before loads are tried again ... */
@@ -94,11 +107,32 @@ void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces)
 	a->seen = a->merging = 0;
 }
 
+/* A file of several writers (FFIO_FILE_SHARED), seen at its first write
+ * into the cache: small writes go around from now on, judged after
+ * SHARED_WINDOW of them. */
+static void shared_start(struct cache *c)
+{
+	struct cache_aside *a = &c->aside;
+
+	a->shared_seen = 1;
+	if (is_sieve(c) || c->conf.direct || (c->conf.flags & FFIO_CACHE_WT))
+		return;
+	a->on = 1;
+	a->window = SHARED_WINDOW;
+	a->seen = a->merging = 0;
+	a->prev_off = a->prev_end = -1;
+	ffio_layer_note(&c->base, "%s: small writes go around it from write %" PRIu64
+		       " on: the file is written by several processes (taken in once they merge)",
+		       spec_text(c), c->stats.n_write);
+}
+
 int cache_aside_takes(struct cache *c, size_t n, off_t off)
 {
 	struct cache_aside *a = &c->aside;
 	off_t end = off + (off_t)n;
 
+	if (!a->on && !a->shared_seen && (c->base.file->glue_flags & FFIO_FILE_SHARED))
+		shared_start(c);
 	if (!a->on || n == 0)
 		return 0;
 	a->seen++;
@@ -106,8 +140,9 @@ int cache_aside_takes(struct cache *c, size_t n, off_t off)
 		a->merging++;
 	a->prev_off = off;
 	a->prev_end = end;
-	if (a->seen < ASIDE_WINDOW)
+	if (a->seen < (a->window ? a->window : ASIDE_WINDOW))
 		return 1;
+	a->window = 0;
 	if (a->merging * 4 >= a->seen) {
 		a->on = 0;
 		ffio_layer_note(&c->base, "%s: writes taken in again from write %" PRIu64 " on: %" PRIu64

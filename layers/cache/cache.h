@@ -274,6 +274,8 @@ struct cache_aside {
 	int on;                      /* small writes go around the cache */
 	uint64_t writes, pieces;     /* this window of write-backs: writes in, requests out */
 	uint64_t seen, merging;      /* while aside: writes, and those that would have merged */
+	uint64_t window;             /* while aside: writes judged together (0: ASIDE_WINDOW) */
+	int shared_seen;             /* FFIO_FILE_SHARED was seen (shared_start) */
 	off_t prev_off, prev_end;    /* while aside: the last write */
 	/* reads: small reads into absent pages go around (aside.c) */
 	int reads_on;                /* they do */
