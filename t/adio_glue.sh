@@ -19,33 +19,22 @@ echo "1..$((17 * nflavours))"
 i=0
 ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 
-# run MODE [VAR=VALUE...]: run the glue program, then check its file.
+# run MODE [VAR=VALUE...]: run the glue program (or $prog), then check its
+# file; sets held ("MIN MAX" of the records and sequence modes: records the
+# kernel held before any sync, on the rank with fewest and with most).
 run() {
 	mode=$1; shift
 	file="$dir/adio_$mode.dat"
 	rm -f "$file" "$dir"/log.*
+	held=
 	out=$(env "$@" LD_PRELOAD="$FFIO_LIB" FF_IO_LOGFILE="$dir/log.%r" \
-		timeout 60 $mpirun -n 3 "$bin/adio_mpi_glue$mpi_suffix" "$mode" "$file" 2>"$dir/err") || {
+		timeout 60 $mpirun -n 3 "$bin/${prog:-adio_mpi_glue}$mpi_suffix" "$mode" "$file" 2>"$dir/err") || {
 		echo "# exit $?: $(head -c 300 "$dir/err" | tr '\n' ' ')"; return 1; }
-	res=$("$bin/adio_check" "$file" ${out#expect }) || { echo "# $res"; return 1; }
+	held=$(echo "$out" | sed -n 's/^kernel //p')
+	res=$("$bin/adio_check" "$file" $(echo "$out" | sed -n 's/^expect //p')) || { echo "# $res"; return 1; }
 	return 0
 }
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
-# run_records PROGRAM MODE: t/adio_mpi's records or sequence mode over
-# cache:64k:16:2, its file checked; sets held ("MIN MAX": records the
-# kernel held before any sync, on the rank with fewest and with most).
-run_records() {
-	file="$dir/adio_$2.dat"
-	rm -f "$file"
-	held=
-	out=$(env FF_IO_OPTS="adio_*.dat(cache:64k:16:2)" LD_PRELOAD="$FFIO_LIB" FF_IO_LOGFILE="$dir/log.%r" \
-		timeout 60 $mpirun -n 3 "$bin/$1$mpi_suffix" "$2" "$file" 2>"$dir/err") || {
-		echo "# exit $?: $(head -c 300 "$dir/err" | tr '\n' ' ')"; return 1; }
-	held=$(echo "$out" | sed -n 's/^kernel //p')
-	exp=$(echo "$out" | sed -n 's/^expect //p')
-	res=$("$bin/adio_check" "$file" $exp) || { echo "# $res"; return 1; }
-	return 0
-}
 
 for flavour in $flavours; do
 mpi_use $flavour
@@ -78,13 +67,15 @@ run atomic ADIO_FFIO_OPTS="cache:4k:16:2, uring:16"; ok $? "atomic mode over cac
 # 256 records of 64 B per rank, each between the other ranks' records:
 # with the glue the cache steps aside from the first write (each reaches
 # the kernel as its call returns); with libffio alone it holds them.
-run_records adio_mpi_glue records; ok $? "records between other ranks' (glue): the file is exact"
+recs="FF_IO_OPTS=adio_*.dat(cache:64k:16:2)"
+run records "$recs"; ok $? "records between other ranks' (glue): the file is exact"
 ok "$([ "$held" = "256 256" ] && echo 0)" "every rank's 256 records were in the kernel before any sync (got $held)"
-run_records adio_mpi records; ok $? "records between other ranks' (libffio alone): the file is exact"
+prog=adio_mpi; run records "$recs"; rc=$?; prog=
+ok $rc "records between other ranks' (libffio alone): the file is exact"
 ok "$([ "$held" = "0 0" ] && echo 0)" "without the glue the cache held them all (got $held)"
 # Each rank's records in order, in a block of its own: after a few that
 # went around, the cache takes them in.
-run_records adio_mpi_glue sequence
+run sequence "$recs"
 rc=$?
 set -- $held
 ok "$([ $rc = 0 ] && [ "${1:-0}" -ge 1 ] && [ "${2:-256}" -lt 256 ] && echo 0)" \

@@ -87,11 +87,19 @@ static const char *spec_text(const struct cache *c)
 	return c->base.spec ? c->base.spec->text : "cache";
 }
 
+/* May small writes go around c?  Not with .sieve (which fills the gaps),
+ * O_DIRECT (no unaligned write goes around) or write-through (which goes
+ * around already). */
+static int may_go_aside(const struct cache *c)
+{
+	return !is_sieve(c) && !c->conf.direct && !(c->conf.flags & FFIO_CACHE_WT);
+}
+
 void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces)
 {
 	struct cache_aside *a = &c->aside;
 
-	if (a->on || is_sieve(c) || c->conf.direct || (c->conf.flags & FFIO_CACHE_WT))
+	if (a->on || !may_go_aside(c))
 		return;
 	a->writes += writes;
 	a->pieces += pieces;
@@ -115,7 +123,7 @@ static void shared_start(struct cache *c)
 	struct cache_aside *a = &c->aside;
 
 	a->shared_seen = 1;
-	if (is_sieve(c) || c->conf.direct || (c->conf.flags & FFIO_CACHE_WT))
+	if (!may_go_aside(c))
 		return;
 	a->on = 1;
 	a->window = SHARED_WINDOW;

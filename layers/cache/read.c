@@ -172,6 +172,13 @@ ssize_t cache_read_hit(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	return read_hit(c, buf, n, off);
 }
 
+/* Does the read go around the cache: large, or lone and large enough
+ * (lone_large), into a buffer the layer below takes as it is? */
+static int goes_around(struct cache *c, const void *buf, size_t n, off_t off)
+{
+	return (cache_around(c, n, off) || lone_large(c, n, off)) && aligned(c, buf, n, off);
+}
+
 ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
@@ -184,7 +191,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	c->big.return_ns = 0; /* I/O, not work: see behind_pays */
 	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
 		cache_pool_shrink(c);
-	if (c->size.cached_end == 0 && (cache_around(c, n, off) || lone_large(c, n, off)) && aligned(c, buf, n, off)) {
+	if (c->size.cached_end == 0 && goes_around(c, buf, n, off)) {
 		/* No write of this open is cached: the file below holds every
 		 * byte, and its size need not be asked for (a short read is its
 		 * end).  Program I reads this way after each open. */
@@ -203,7 +210,7 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 	if ((off_t)n > size - off)
 		n = (size_t)(size - off);
 	c->stats.b_read += n;
-	if ((cache_around(c, n, off) || lone_large(c, n, off)) && aligned(c, buf, n, off)) {
+	if (goes_around(c, buf, n, off)) {
 		int64_t first = off / (off_t)c->conf.page, last = (off + (off_t)n - 1) / (off_t)c->conf.page;
 		/* A write-back the read needs and that fails is the file's
 		 * error, reported by its next write, fsync or close, never by
