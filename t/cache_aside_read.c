@@ -131,6 +131,48 @@ static void sparse(void)
 	       "sparse: the summary notes that the cache stepped aside for reads");
 }
 
+/* The first load of a process goes into memory never touched: its time
+ * holds the faults of the first touch, which a buffer touched before
+ * does not pay.  The reads go aside on it; once the pages are dropped (as
+ * the MPI glue drops them at a barrier) a buffer touched before is free,
+ * so the next small read loads again and the window is weighed anew, on
+ * a load into that buffer; weighed so, the reads stay aside after the
+ * next drop.  First in main: no cache of this process has closed, so
+ * there is no spare chunk. */
+static void first_touch(void)
+{
+	int fd = open_cached("event.summary, cache:64k:16:2");
+	tap_ok(fd >= 0, "first touch: open");
+	if (fd < 0)
+		return;
+	struct ffio_file *f = ffio_fd_get(fd)->file;
+	struct cache *c = cache_of(fd);
+	int good = read_pass(fd, 0, 2 * PAGE, 4096);
+	long long n = below_reads(fd);
+	tap_is(n, 1 + 16, "first touch: page 0 loaded, page 1's records around (%lld)", n);
+	tap_ok(c->aside.reads_on && c->aside.on_fresh, "first touch: aside, weighed on a load into fresh memory");
+	tap_is(ffio_file_invalidate(f), 0, "first touch: pages dropped");
+	long long before = below_reads(fd);
+	good &= read_pass(fd, 2 * PAGE, 3 * PAGE, 4096);
+	n = below_reads(fd) - before;
+	tap_is(n, 1, "first touch: page 2 loaded into the freed buffer, its records from it (%lld)", n);
+	before = below_reads(fd);
+	good &= read_pass(fd, 3 * PAGE, 4 * PAGE, 4096);
+	n = below_reads(fd) - before;
+	tap_ok(n == 16 && c->aside.reads_on && !c->aside.on_fresh,
+	       "first touch: weighed again on that load: page 3's records around (%lld)", n);
+	tap_is(ffio_file_invalidate(f), 0, "first touch: pages dropped again");
+	before = below_reads(fd);
+	good &= read_pass(fd, 4 * PAGE, 5 * PAGE, 4096);
+	n = below_reads(fd) - before;
+	tap_is(n, 16, "first touch: no load after that drop: page 4's records around (%lld)", n);
+	tap_ok(good, "first touch: every record is the file's");
+	tap_ok(ffclose(fd) == 0, "first touch: close");
+	const char *log = log_text(), *note = "the loads weighed went into memory never touched before";
+	const char *at = strstr(log, note);
+	tap_ok(at && !strstr(at + 1, note), "first touch: the summary notes the load again, once");
+}
+
 /* Dense records, 100 B one after another: a page serves 655 reads, which
  * would cost more going around than its load: pages are loaded. */
 static void dense(void)
@@ -234,6 +276,7 @@ int main(void)
 		perror(path);
 		return 1;
 	}
+	first_touch();
 	sparse();
 	dense();
 	again();

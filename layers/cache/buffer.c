@@ -104,15 +104,18 @@ static char *plain_buf_get(struct cache *c, struct cpage *p, int *fresh)
  * else one of the buffer pool.  *fresh: its bytes are zeros. */
 char *cache_buf_get(struct cache *c, struct cpage *p, int *fresh)
 {
+	char *b = NULL;
+
 	*fresh = 0;
 	p->chunked = 0;
 	p->g = NULL;
-	if (c->guard.file) {
-		char *b = ffio_guard_buf_get(c->guard.file, c->conf.page, &p->g, fresh);
-		if (b)
-			return b;
-	}
-	return plain_buf_get(c, p, fresh);
+	if (c->guard.file)
+		b = ffio_guard_buf_get(c->guard.file, c->conf.page, &p->g, fresh);
+	if (!b)
+		b = plain_buf_get(c, p, fresh);
+	if (b && *fresh) /* its first touch faults: see cache_note_load */
+		c->bufs.fresh_ns = ffio_now_ns();
+	return b;
 }
 
 /* Clean page p, made before the file's guard opened, is about to take the

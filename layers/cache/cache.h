@@ -161,6 +161,7 @@ struct cache_bufs {
 	char *carve;                 /* the rest of the newest chunk */
 	size_t carve_left;
 	int carve_fresh;             /* the newest chunk was never used: zeros */
+	uint64_t fresh_ns;           /* when a buffer never touched was last handed out */
 	void *free_bufs;             /* freed carved buffers, linked through their first bytes */
 	char *scratch;               /* one page, for merging reads into dirty pages */
 };
@@ -282,7 +283,9 @@ struct cache_aside {
 	int judged;                  /* a window was weighed since the file opened (or reads came back) */
 	int reuse;                   /* reads came back to bytes read around: loaded for good */
 	uint32_t loads;              /* this window: loads made for reads ... */
-	uint64_t load_ns, load_bytes; /* ... what they took, and their bytes */
+	uint64_t load_ns, load_bytes; /* ... what they took, and their bytes ... */
+	int load_fresh;              /* ... one into memory never touched (its faults timed) */
+	int on_fresh;                /* reads_on was weighed on such a load */
 	uint64_t reads0, bytes0;     /* stats.n_read and b_read when the window began */
 	uint64_t probe_ns[READ_PROBES]; /* small reads timed going around ... */
 	size_t probe_len[READ_PROBES];  /* ... their lengths */
@@ -801,11 +804,12 @@ void cache_drop_clean(struct cache *c);
  * went into it; does a small write at off go around the cache (1)? */
 void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces);
 int cache_aside_takes(struct cache *c, size_t n, off_t off);
-/* aside.c: a load for reads of n bytes took ns; does a read of n bytes
+/* aside.c: a load for reads of n bytes took ns (fresh: into a buffer
+ * never touched, cache_buf_get); does a read of n bytes
  * at off into a page to be loaded whole go around (1)?  If so, its time (t0 from
  * cache_aside_clock, 0: not timed) is told to cache_aside_timed.  Is
  * nothing to be loaded ahead of reads of n bytes now (1)? */
-void cache_aside_load(struct cache *c, off_t n, uint64_t ns);
+void cache_aside_load(struct cache *c, off_t n, uint64_t ns, int fresh);
 int cache_aside_read(struct cache *c, size_t n, off_t off);
 int cache_aside_holds_ahead(const struct cache *c, size_t n);
 uint64_t cache_aside_clock(const struct cache *c);

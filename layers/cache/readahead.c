@@ -26,7 +26,7 @@
 void cache_note_load(struct cache *c, off_t n, uint64_t t0)
 {
 	uint64_t ns = ffio_now_ns() - t0;
-	cache_aside_load(c, n, ns);
+	cache_aside_load(c, n, ns, c->bufs.fresh_ns >= t0);
 	if (ns > COLD_READ_NS + (uint64_t)n / 2)
 		c->ra.from_device |= ++c->ra.slow_loads >= 2;
 	else
