@@ -20,10 +20,22 @@ float value(size_t lev, size_t lat, size_t lon);
 void remove_old(const char *path);
 void drop_cached(const char *path);
 int same_file(const char *a, const char *b);
-double median(double *v);
+
+/* A case's times on rank 0: the REPS rounds', then any looks again'. */
+struct runs {
+	double *t;
+	size_t n;
+};
+void runs_init(struct runs *r); /* room for the rounds and both looks */
+void runs_add(struct runs *r, double secs);
+double runs_median(struct runs *r);
+/* Is the over-ffio case's median below 0.95x of its raw case's? */
+int runs_below(struct runs *raw, struct runs *ffio);
 
 /* The PnetCDF cases: paths under dir and the record data (once this
- * rank's tile is known), one round of every case, and the
+ * rank's tile is known), one round of every case, the cases below 0.95x
+ * of raw (rank 0: a mask of PnetCDF cases), one more round of the cases
+ * of a mask (the looks again, see main), and the
  * report (rank 0 prints; all ranks call).  The Method 1 and tile-read
  * medians it is set against are rank 0's.  pn_report returns 0, or 1 when
  * a file is wrong. */
@@ -35,6 +47,8 @@ struct seed_ref {
 };
 void pn_init(const char *dir);
 void pn_round(void);
+unsigned pn_below(void);
+void pn_again(unsigned mask);
 int pn_report(const struct seed_ref *ref);
 
 #endif

@@ -10,7 +10,8 @@
 # then the PnetCDF file's data is compared with Method 1's by ncmpidump
 # against ncdump (where pnetcdf-bin is installed).
 # Every case runs REPS times (default 6), raw and ffio interleaved in each
-# round (bench/netcdf_seed.c).  The tables' ids: [netcdf-seed-mpich],
+# round, and a pair below 0.95x of raw up to 8 REPS times more (the looks
+# again, bench/netcdf_seed.c).  The tables' ids: [netcdf-seed-mpich],
 # [netcdf-seed-openmpi] and [netcdf-pnetcdf]; under each, bench/table-check's
 # check line (each over-ffio row against the raw row of its group), made
 # from the rows the program prints (bench/nc_check.sh, nc_filter).  The
