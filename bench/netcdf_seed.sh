@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/netcdf_seed.sh -- runs bench/netcdf_seed (the second seed's
-# Method 1 / Method 2 / tile reads) with libffio preloaded on every rank
-# and FF_IO_OPTS giving only *.ffio.nc to ffio, so raw and ffio cases run
+# Method 1 / Method 2 / tile reads) with libffio and MPICH's glue
+# preloaded on every rank (as ffio-run runs an MPI program) and FF_IO_OPTS giving only *.ffio.nc to ffio, so raw and ffio cases run
 # in the same job.  When bench/bound_io.c was built it is preloaded ahead
 # of libffio for *.bound.nc: the ceiling rows (bench/README.md).
 # When Open MPI and PnetCDF were found, bench/netcdf_seed_openmpi runs next:
@@ -43,10 +43,10 @@ else
 fi
 mb=$((lon * lat * lev * 4 / 1048576 + 2))
 if [ -x "$bld/bench/netcdf_seed" ]; then
-	echo "# MPICH"
+	echo "# MPICH (MPICH's glue preloaded too, as ffio-run preloads it)"
 	rc=0
-	$mpiexec -n $((px * py + 1)) -env LD_PRELOAD "$pre" \
-		-env FF_IO_OPTS "*.ffio.nc($spec)" \
+	$mpiexec -n $((px * py + 1)) -env LD_PRELOAD "$pre $bld/adio_glue/.libs/libffio_mpi.so" \
+		-env FF_IO_OPTS "*.ffio.nc($spec)" -env FF_IO_LOGFILE "$dir/summary-mpich.log" \
 		-env FFIO_BOUND_SUFFIX "$suffix" -env FFIO_BOUND_MB $mb -env FFIO_SEED_ID netcdf-seed-mpich \
 		"$bld/bench/netcdf_seed" "$dir" "$lon" "$lat" "$lev" "$px" "$py" "$reps" >"$dir/mpich.out" || rc=$?
 	nc_filter "$dir/mpich.out"
