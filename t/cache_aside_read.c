@@ -237,6 +237,35 @@ static void random_records(void)
 	tap_ok(ffclose(fd) == 0, "random: close");
 }
 
+/* Random records over a file the cache can hold (64 pages of 64 KiB),
+ * read again and again: aside after the first window, then back for good
+ * as soon as the reads come back to bytes read before.  A single long step
+ * forward (half of all random steps) is not a stride: had it been taken
+ * for one, such reads would have fetched their records alone into pages
+ * taken from others, and the pages so dropped kept the cache from coming
+ * back: every read went around until the retry, 4096 reads later. */
+static void random_fits(void)
+{
+	int fd = open_cached("cache:64k:64:0");
+	tap_ok(fd >= 0, "random, fits: open");
+	if (fd < 0)
+		return;
+	unsigned char buf[REC];
+	uint64_t x = 2463534242u;
+	int good = 1;
+	for (int i = 0; i < 3000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		off_t off = (off_t)(x % (FILE_LEN - REC));
+		good &= ffpread(fd, buf, REC, off) == REC && memcmp(buf, want + off, REC) == 0;
+	}
+	tap_ok(good, "random, fits: every record is the file's");
+	struct cache *c = cache_of(fd);
+	long long n = below_reads(fd);
+	tap_ok(c && c->aside.reuse && !c->aside.reads_on, "random, fits: loaded again, for good");
+	tap_ok(n <= 64 + 200, "random, fits: %lld requests below for 3000 reads (the pages, and the reads aside)", n);
+	tap_ok(ffclose(fd) == 0, "random, fits: close");
+}
+
 /* .sieve steps aside for reads as well: they go around absent pages only,
  * and the pages its writes made are read from. */
 static void sieve(void)
@@ -281,6 +310,7 @@ int main(void)
 	dense();
 	again();
 	random_records();
+	random_fits();
 	sieve();
 	unlink(path);
 	unlink(logpath);

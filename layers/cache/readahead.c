@@ -42,10 +42,12 @@ static int64_t ra_page(const struct cache *c, off_t next, off_t step, int k)
 }
 
 /* Is the pattern strided with records much smaller than a page, one
- * record per page at most?  Then only the records' bytes are fetched. */
+ * record per page at most?  Then only the records' bytes are fetched.  A
+ * stride is a step seen twice in a row (ra.hits): one long step forward
+ * is half of all random reads. */
 int cache_ra_sparse(const struct cache *c)
 {
-	return !c->conf.direct && c->ra.valid && c->ra.stride >= (off_t)c->conf.page &&
+	return !c->conf.direct && c->ra.valid && c->ra.hits >= 1 && c->ra.stride >= (off_t)c->conf.page &&
 	       c->ra.last_len * 4 <= c->conf.page;
 }
 
