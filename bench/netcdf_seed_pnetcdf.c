@@ -293,8 +293,10 @@ int pn_report(const struct seed_ref *ref)
 	if (rank != 0)
 		return 0;
 	for (int c = 0; c < NPN; c++)
-		for (int f = 0; f < 2; f++)
-			med[c][f] = runs_median(&secs[c][f]), looked |= secs[c][f].n != reps;
+		for (int f = 0; f < 2; f++) {
+			med[c][f] = runs_median(&secs[c][f]);
+			looked |= secs[c][f].n != reps;
+		}
 	printf("# PnetCDF %s [netcdf-pnetcdf] (the seed's Method 2 with the library), same job, median of %zu;"
 	       " of ceil: Method 1's ceiling%s\n",
 	       ncmpi_inq_libvers(), reps,
