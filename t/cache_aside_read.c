@@ -213,6 +213,21 @@ static void again(void)
 	       "again: the summary notes that the cache came back");
 }
 
+/* count records of REC bytes at random offsets (xorshift from seed: a
+ * fixed sequence) through fd; 1 if each is the kernel's (want). */
+static int random_pass(int fd, int count, uint64_t seed)
+{
+	unsigned char buf[REC];
+	uint64_t x = seed;
+	int good = 1;
+	for (int i = 0; i < count; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		off_t off = (off_t)(x % (FILE_LEN - REC));
+		good &= ffpread(fd, buf, REC, off) == REC && memcmp(buf, want + off, REC) == 0;
+	}
+	return good;
+}
+
 /* Records at random offsets (a fixed sequence), forward and back: after
  * a window of 4 loads the records go around, and a page that holds a
  * record fetched alone is not filled whole for the next record in it. */
@@ -222,15 +237,7 @@ static void random_records(void)
 	tap_ok(fd >= 0, "random: open");
 	if (fd < 0)
 		return;
-	unsigned char buf[REC];
-	uint64_t x = 88172645463325252u;
-	int good = 1;
-	for (int i = 0; i < 4000; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		off_t off = (off_t)(x % (FILE_LEN - REC));
-		good &= ffpread(fd, buf, REC, off) == REC && memcmp(buf, want + off, REC) == 0;
-	}
-	tap_ok(good, "random: every record is the file's");
+	tap_ok(random_pass(fd, 4000, 88172645463325252u), "random: every record is the file's");
 	long long b = below_bytes(fd);
 	tap_ok(b >= 4000LL * REC && b < 4000LL * REC + 16LL * PAGE,
 	       "random: %lld bytes read below: the records, and a few pages", b);
@@ -250,15 +257,7 @@ static void random_fits(void)
 	tap_ok(fd >= 0, "random, fits: open");
 	if (fd < 0)
 		return;
-	unsigned char buf[REC];
-	uint64_t x = 2463534242u;
-	int good = 1;
-	for (int i = 0; i < 3000; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		off_t off = (off_t)(x % (FILE_LEN - REC));
-		good &= ffpread(fd, buf, REC, off) == REC && memcmp(buf, want + off, REC) == 0;
-	}
-	tap_ok(good, "random, fits: every record is the file's");
+	tap_ok(random_pass(fd, 3000, 2463534242u), "random, fits: every record is the file's");
 	struct cache *c = cache_of(fd);
 	long long n = below_reads(fd);
 	tap_ok(c && c->aside.reuse && !c->aside.reads_on, "random, fits: loaded again, for good");
