@@ -254,30 +254,29 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 	if (a->reads_on) { /* (until the retry, whatever the loads' speed became) */
 		int back = off < a->prev_read && a->reads_aside >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
 			   a->read_hi - a->read_lo <= cache_span(c);
-		if (a->on_fresh && cache_buf_warm(c)) {
-			/* weighed on a load into memory never touched, whose
-			 * faults a buffer touched before (free now) does not pay */
-			a->reads_on = a->on_fresh = a->judged = 0;
-			a->retry_after = 0;
-			ffio_layer_note(&c->base, "%s: reads loaded into it again from read %" PRIu64 " on, after %" PRIu64
-				       " small reads around it: the loads weighed went into memory never touched before,"
-				       " and memory touched before is free now", spec_text(c), c->stats.n_read, a->reads_aside);
-			read_window_start(c);
-			return 0;
-		}
+		/* weighed on a load into memory never touched, whose faults a
+		 * buffer touched before (free now) does not pay: weighed again */
+		int fresh = a->on_fresh && cache_buf_warm(c);
+		if (fresh)
+			back = 0;
 		if (off < a->read_lo)
 			a->read_lo = off;
 		if (off + (off_t)n > a->read_hi)
 			a->read_hi = off + (off_t)n;
 		a->prev_read = off;
-		if (!back && ++a->reads_aside < a->retry_after)
+		if (!back && !fresh && ++a->reads_aside < a->retry_after)
 			return 1;
-		a->reads_on = 0;
+		a->reads_on = a->on_fresh = 0;
 		a->judged = back;
 		a->reuse = back; /* for good */
+		if (fresh)
+			a->retry_after = 0;
 		ffio_layer_note(&c->base, "%s: reads loaded into it again from read %" PRIu64 " on, after %" PRIu64
 			       " small reads around it%s", spec_text(c), c->stats.n_read, a->reads_aside,
-			       back ? ", which came back to bytes the cache can hold" : "");
+			       back    ? ", which came back to bytes the cache can hold"
+			       : fresh ? ": the loads weighed went into memory never touched before, and memory"
+					 " touched before is free now"
+				       : "");
 		read_window_start(c);
 		return 0;
 	}
