@@ -123,6 +123,11 @@ struct ffio_layer_ops {
 	ssize_t (*read_hit)(struct ffio_layer *l, void *buf, size_t n, off_t off);
 	ssize_t (*write_hit)(struct ffio_layer *l, const void *buf, size_t n, off_t off);
 
+	/* Told of a request that passed the whole stack (see passes in
+	 * struct ffio_layer, and stack.c): write, at off, n bytes asked; r is
+	 * the kernel's result, a count or -errno.  Optional. */
+	void (*passed)(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r);
+
 	int (*flush)(struct ffio_layer *l);      /* push buffered writes below and wait */
 	int (*fsync)(struct ffio_layer *l, int datasync); /* flush + kernel sync + drop clean */
 	int (*truncate)(struct ffio_layer *l, off_t len);
@@ -225,7 +230,18 @@ struct ffio_layer {
 	struct ffio_layer *below; /* NULL for the bottom */
 	struct ffio_file *file;
 	int index;                /* 0 = top of the stack */
+	/* FFIO_PASS_*: the requests the layer would hand, just now, to the
+	 * layer below unchanged and with nothing to do first; a bottom's bit
+	 * says that it makes them as one kernel call on the file's
+	 * descriptor.  Set and cleared by the layer itself, wherever what
+	 * decides it changes.  A request that every layer of the stack
+	 * passes, of at most FFIO_WRITE_WHOLE bytes, is made by the core
+	 * itself, and each layer hears of it afterwards (ops->passed): so
+	 * that a cache standing aside costs no more than a call (stack.c). */
+	unsigned passes;
 };
+#define FFIO_PASS_READ  0x1u
+#define FFIO_PASS_WRITE 0x2u
 
 /* Files follow the kernel's three levels (see file.c):
  *  - struct ffio_file: one per file (device, inode) in the process, shared
@@ -738,6 +754,10 @@ int ffio_below_reap(struct ffio_layer *l, unsigned min);
 /* The same calls entering at layer l itself (the top: l = f->top). */
 ssize_t ffio_layer_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
 ssize_t ffio_layer_pwritev(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off);
+/* A transfer of len bytes (the iovec's) into f's stack from the top:
+ * passed to the kernel where every layer passes it (struct ffio_layer). */
+ssize_t ffio_stack_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len);
+ssize_t ffio_stack_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len);
 int ffio_layer_flush(struct ffio_layer *l);
 int ffio_layer_fsync(struct ffio_layer *l, int datasync);
 int ffio_layer_truncate(struct ffio_layer *l, off_t len);
@@ -962,6 +982,8 @@ ssize_t ffio_kernel_transfer(int fd, int write, int whole, const struct iovec *i
  * read stops at the end of the file; a write of nothing is -EIO.  The
  * byte count, or -errno of the first failing call. */
 ssize_t ffio_kernel_transfer_full(int fd, int write, const struct iovec *iov, int iovcnt, off_t off);
+/* One pread(v) or pwrite(v) call: its result, or -errno. */
+ssize_t ffio_kernel_once(int fd, int write, const struct iovec *iov, int iovcnt, off_t off);
 /* fsync (datasync: fdatasync), ftruncate, fstat's size; counted into st. */
 int ffio_kernel_sync(int fd, int datasync, struct ffio_stats *st);
 int ffio_kernel_truncate(int fd, off_t len, struct ffio_stats *st);

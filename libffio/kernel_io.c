@@ -33,7 +33,7 @@
 #define PIECE_IOVS 256
 
 /* One system call: the plain form for one buffer, the vector form else. */
-static ssize_t one_call(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
+ssize_t ffio_kernel_once(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
 {
 	ssize_t r;
 
@@ -77,7 +77,7 @@ static __attribute__((noinline)) ssize_t write_in_pieces(int fd, const struct io
 	int n;
 	while ((n = ffio_iov_take(&cur, FFIO_WRITE_PIECE, part, PIECE_IOVS, &want)) > 0 && want > 0) {
 		(*calls)++;
-		ssize_t r = one_call(fd, 1, part, n, off + (off_t)done);
+		ssize_t r = ffio_kernel_once(fd, 1, part, n, off + (off_t)done);
 		if (r < 0)
 			return done > 0 ? (ssize_t)done : r;
 		done += (size_t)r;
@@ -92,7 +92,7 @@ static ssize_t write_pieces(int fd, const struct iovec *iov, int iovcnt, off_t o
 	if (ffio_iov_len(iov, iovcnt) > FFIO_WRITE_WHOLE)
 		return write_in_pieces(fd, iov, iovcnt, off, calls);
 	(*calls)++;
-	return one_call(fd, 1, iov, iovcnt, off);
+	return ffio_kernel_once(fd, 1, iov, iovcnt, off);
 }
 
 ssize_t ffio_kernel_transfer(int fd, int write, int whole, const struct iovec *iov, int iovcnt, off_t off,
@@ -104,7 +104,7 @@ ssize_t ffio_kernel_transfer(int fd, int write, int whole, const struct iovec *i
 	if (write && !whole) {
 		r = write_pieces(fd, iov, iovcnt, off, &st->count[op]);
 	} else {
-		r = one_call(fd, write, iov, iovcnt, off);
+		r = ffio_kernel_once(fd, write, iov, iovcnt, off);
 		if (r >= 0)
 			st->count[op]++;
 	}
@@ -139,7 +139,7 @@ ssize_t ffio_kernel_transfer_full(int fd, int write, const struct iovec *iov, in
 		int n = ffio_iov_take(&at, (size_t)SSIZE_MAX, part, PIECE_IOVS, &want);
 		if (n == 0 || want == 0)
 			break;
-		ssize_t r = one_call(fd, write, part, n, off + (off_t)done);
+		ssize_t r = ffio_kernel_once(fd, write, part, n, off + (off_t)done);
 		if (r == -EINTR)
 			continue;
 		if (r < 0)

@@ -196,7 +196,7 @@ static int grew_behind(struct ffio_file *f)
 static ssize_t stack_read(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t at, size_t len,
 			  size_t may)
 {
-	return may == len ? ffio_layer_preadv(f->top, iov, iovcnt, at)
+	return may == len ? ffio_stack_preadv(f, iov, iovcnt, at, len)
 	       : may > 0  ? stack_rw_first(f, 0, iov, iovcnt, at, may)
 			  : 0;
 }
@@ -322,7 +322,7 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 	if (may < 0)
 		return may;
 	ffio_note_unwritten(f);
-	n = (size_t)may == len ? ffio_layer_pwritev(f->top, iov, iovcnt, at)
+	n = (size_t)may == len ? ffio_stack_pwritev(f, iov, iovcnt, at, len)
 			       : stack_rw_first(f, 1, iov, iovcnt, at, (size_t)may);
 	if (n >= 0 && f->error)
 		return ffio_file_take_error(f);
@@ -501,7 +501,7 @@ static ssize_t file_pwrite(struct ffio_file *f, const void *buf, size_t n, off_t
 	if (f->error)
 		return ffio_file_take_error(f);
 	ffio_note_unwritten(f);
-	ssize_t r = ffio_layer_pwritev(f->top, &iov, 1, off);
+	ssize_t r = ffio_stack_pwritev(f, &iov, 1, off, n);
 	if (r >= 0 && f->error)
 		return ffio_file_take_error(f);
 	int err = r > 0 ? write_back_now(f, 0, 0) : 0;
@@ -672,12 +672,16 @@ int ffio_file_stats(struct ffio_file *f, struct ffio_stats *st, int max)
 	return LOCKED(f, do_stats(f, st, max));
 }
 
+/* The layers above the bottom set their passes (struct ffio_layer) under
+ * the flags they saw: cleared here, set again at their next call. */
 static int do_set_flag(struct ffio_file *f, unsigned flag, int on)
 {
 	if (on)
 		f->glue_flags |= flag;
 	else
 		f->glue_flags &= ~flag;
+	for (struct ffio_layer *l = f->top; l && l->below; l = l->below)
+		l->passes = 0;
 	return 0;
 }
 

@@ -126,6 +126,45 @@ ssize_t ffio_below_pwritev(struct ffio_layer *l, const struct iovec *iov, int io
 	return layer_pwritev(l->below, iov, iovcnt, off);
 }
 
+/* A request every layer of the stack passes (struct ffio_layer's passes):
+ * the one kernel call the bottom would make, made here, then each layer
+ * told.  A layer standing aside costs its own test and its note of the
+ * request, not a walk down the stack (a 320 B write into a shared file
+ * through a cache aside took about 600 instructions beyond the call). */
+static int stack_passes(const struct ffio_layer *x, unsigned what, size_t len)
+{
+	if (!x || len > FFIO_WRITE_WHOLE)
+		return 0;
+	for (; x; x = x->below)
+		if (!(x->passes & what))
+			return 0;
+	return 1;
+}
+
+static ssize_t stack_pass(struct ffio_file *f, int write, const struct iovec *iov, int iovcnt, off_t off,
+			  size_t len)
+{
+	ssize_t r = ffio_kernel_once(entered(f->top, 0)->file->fd, write, iov, iovcnt, off);
+	for (struct ffio_layer *x = f->top; x; x = x->below)
+		if (x->ops->passed)
+			x->ops->passed(x, write, off, len, r);
+	return r;
+}
+
+ssize_t ffio_stack_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len)
+{
+	if (stack_passes(f->top, FFIO_PASS_READ, len))
+		return stack_pass(f, 0, iov, iovcnt, off, len);
+	return layer_preadv(f->top, iov, iovcnt, off);
+}
+
+ssize_t ffio_stack_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len)
+{
+	if (stack_passes(f->top, FFIO_PASS_WRITE, len))
+		return stack_pass(f, 1, iov, iovcnt, off, len);
+	return layer_pwritev(f->top, iov, iovcnt, off);
+}
+
 ssize_t ffio_layer_preadv(struct ffio_layer *l, const struct iovec *iov, int iovcnt, off_t off)
 {
 	return layer_preadv(l, iov, iovcnt, off);

@@ -44,3 +44,6 @@ check_PROGRAMS += t/cache_aside_read
 TESTS += t/cache_aside_read
 t_cache_aside_read_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/layers/cache
 t_cache_aside_read_LDADD = libffio_core.la
+check_PROGRAMS += t/cache_pass
+TESTS += t/cache_pass
+t_cache_pass_LDADD = libffio_core.la

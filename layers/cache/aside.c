@@ -115,6 +115,7 @@ void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces)
 		return;
 	if (a->writes * 8 < a->pieces * 9) {
 		a->on = 1;
+		cache_passes_update(c);
 		ffio_layer_note(&c->base, "%s: small writes go around it from write %" PRIu64
 			       " on: %" PRIu64 " writes made %" PRIu64 " requests below (no gain in caching them)",
 			       spec_text(c), c->stats.n_write, a->writes, a->pieces);
@@ -134,6 +135,7 @@ static void shared_start(struct cache *c)
 	if (!may_go_aside(c))
 		return;
 	a->on = 1;
+	cache_passes_update(c);
 	a->window = SHARED_WINDOW;
 	a->seen = a->merging = 0;
 	a->prev_off = a->prev_end = -1;
@@ -161,6 +163,7 @@ int cache_aside_takes(struct cache *c, size_t n, off_t off)
 	a->window = 0;
 	if (a->merging * 4 >= a->seen) {
 		a->on = 0;
+		cache_passes_update(c);
 		ffio_layer_note(&c->base, "%s: writes taken in again from write %" PRIu64 " on: %" PRIu64
 			       " of the last %" PRIu64 " would have merged",
 			       spec_text(c), c->stats.n_write, a->merging, a->seen);

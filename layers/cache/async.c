@@ -32,6 +32,7 @@ static void areq_link(struct cache *c, struct areq *a)
 		a->pg[i]->inflight++;
 	c->async.nreq++;
 	c->async.busy_pages += a->npg;
+	cache_passes_update(c);
 }
 
 void cache_areq_unlink(struct cache *c, struct areq *a)
@@ -51,6 +52,7 @@ void cache_areq_unlink(struct cache *c, struct areq *a)
 	}
 	c->async.nreq--;
 	c->async.busy_pages -= a->npg;
+	cache_passes_update(c);
 }
 
 /* Submit a (linked).  Learns whether the layer below completes requests
@@ -81,6 +83,7 @@ int cache_areq_submit(struct cache *c, struct areq *a)
 			break;
 		}
 	c->async.below = !completed;
+	cache_passes_update(c);
 	return 0;
 }
 

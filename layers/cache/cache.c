@@ -338,6 +338,7 @@ const struct ffio_layer_ops ffio_layer_cache = {
 	.close = cache_close,
 	.pread = cache_pread,
 	.pwrite = cache_pwrite,
+	.passed = cache_passed,
 	.read_hit = cache_read_hit,
 	.write_hit = cache_write_hit,
 	.flush = cache_flush,

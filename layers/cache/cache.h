@@ -629,6 +629,22 @@ static inline int cache_around(const struct cache *c, size_t n, off_t off)
 	return n >= c->conf.page || (n > HIT_MAX && ffio_file_app_locked(c->base.file, off, n));
 }
 
+/* The cache's passes (struct ffio_layer): writes, while small ones go
+ * around it (aside.c) and it holds nothing that would have to learn of
+ * one: no page, no request in flight, nothing written behind over a
+ * layer below that completes later (a large write would be), no sieving
+ * (whose writes around are locked against another process's).  Updated
+ * wherever one of these changes; the core clears it when the glue's
+ * flags of the file change (sieving among them), and the next write
+ * that comes in the full way sets it again (write_around). */
+static inline void cache_passes_update(struct cache *c)
+{
+	c->base.passes = c->aside.on && c->pages.npages == 0 && c->async.nreq == 0 && !c->async.below &&
+				 !is_sieve(c) && !c->conf.direct
+			 ? FFIO_PASS_WRITE
+			 : 0;
+}
+
 /* Copy a small record: up to 16 bytes inline, where a call into the C
  * library's memcpy costs more than the copy (25 instructions for 8 bytes,
  * by callgrind). */
@@ -804,6 +820,8 @@ void cache_drop_clean(struct cache *c);
  * went into it; does a small write at off go around the cache (1)? */
 void cache_aside_sample(struct cache *c, uint32_t writes, uint32_t pieces);
 int cache_aside_takes(struct cache *c, size_t n, off_t off);
+/* A write that passed the stack (struct ffio_layer's passes). */
+void cache_passed(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r);
 /* aside.c: a load for reads of n bytes took ns (fresh: into a buffer
  * never touched, cache_buf_get); does a read of n bytes
  * at off into a page to be loaded whole go around (1)?  If so, its time (t0 from

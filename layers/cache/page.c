@@ -261,6 +261,7 @@ void cache_pg_free(struct cache *c, struct cpage *p)
 	free(p->ext);
 	free(p);
 	c->pages.npages--;
+	cache_passes_update(c);
 	pthread_mutex_lock(&c->pages.pool->lock);
 	c->pages.pool->used--;
 	pthread_mutex_unlock(&c->pages.pool->lock);
@@ -362,6 +363,7 @@ static int pg_take(struct cache *c, int64_t pno, struct cpage **out, int *fresh,
 	lru_append(c, p);
 	if (++c->pages.npages > c->pages.npages_peak)
 		c->pages.npages_peak = c->pages.npages;
+	cache_passes_update(c);
 	*out = p;
 	return 0;
 }

@@ -125,7 +125,31 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 	if (c->size.below_known && off + (off_t)n > c->size.below)
 		c->size.below = off + (off_t)n;
 	absorb_direct_write(c, buf, n, off);
+	cache_passes_update(c); /* (the glue's flags may have changed) */
 	return (ssize_t)n;
+}
+
+/* A write that passed the stack while the cache passes writes
+ * (cache_passes_update): what cache_pwrite and write_around would have
+ * noted of it, with nothing held to keep in step. */
+void cache_passed(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r)
+{
+	struct cache *c = CACHE(l);
+
+	(void)write; /* (writes alone: see cache_passes_update) */
+	c->stats.n_write++;
+	c->stats.b_write += n;
+	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED))
+		cache_pool_shrink(c);
+	c->stats.bypass++;
+	c->stats.below_writes++;
+	if (r > 0) {
+		c->stats.below_wbytes += (uint64_t)r;
+		if (c->size.below_known && off + r > c->size.below)
+			c->size.below = off + r;
+	}
+	if (!cache_around(c, n, off))
+		(void)cache_aside_takes(c, n, off); /* (may take writes in again) */
 }
 
 /* A smoothed cost (ns per MiB) and a new sample of it.  Samples err on
