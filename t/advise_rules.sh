@@ -10,7 +10,8 @@
 # .sieve and read-ahead (not when another process writes it, or two do,
 # or it is read only); pages hold a sixteenth of the working set, up to
 # 256 KiB in 16 pages for data passed once, up to 1 MiB for data that
-# comes back; random small writes never get .sieve; uring only for a
+# comes back (random small reads that come back too); random small
+# writes never get .sieve; uring only for a
 # high measured latency off a local file system; globs *.nc and
 # out_*.dat; a log merged by --keep-log keeps its processes apart; /proc
 # files stay uncached; a file one process reads while another writes
@@ -153,6 +154,14 @@ summ write "$d/r8.dat" 10000 81920000 0.02 0 0 0 10000 8192 >"$d/l3b.json"
 is "$(advise "$d/l3b.json")" "FF_IO_OPTS=''" "random 8 KiB writes: uncached"
 summ read "$d/q.dat" 10000 40960000 0.02 0 0 0 10000 4096 >"$d/l5.json"
 is "$(advise "$d/l5.json")" "FF_IO_OPTS=''" "random 4 KiB reads read once: uncached"
+# -- random small reads that come back: the working set in the fewest loads
+truncate -s 32M "$d/q8.dat"
+summ read "$d/q8.dat" 65536 268435456 0.1 0 0 0 65536 4096 >"$d/l5b.json"
+is "$(advise "$d/l5b.json")" "FF_IO_OPTS='q8.dat(cache:1m:32:0)'" "random 4 KiB reads 8 times over 32 MiB: 1 MiB pages, all of it"
+grep -q 'pages: 32 of 1m for a working set of 32 MiB (all of it)' "$d/out"; ok $? "... holding all of it"
+truncate -s 2M "$d/q2.dat"
+summ read "$d/q2.dat" 2048 8388608 0.01 0 0 0 2048 4096 >"$d/l5c.json"
+is "$(advise "$d/l5c.json")" "FF_IO_OPTS='q2.dat(cache:128k:16:0)'" "the same 4 times over 2 MiB: a sixteenth of it a page"
 
 # -- uring only for a high latency, not on a local file system
 summ read "$nodir/h.dat" 10000 40960000 2.0 10000 0 0 0 4096 >"$d/l6.json"
