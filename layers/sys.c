@@ -64,7 +64,7 @@ static ssize_t sys_pwritev(struct ffio_layer *l, const struct iovec *iov, int io
 
 /* A request the core made for the stack: counted as ffio_kernel_transfer
  * counts its own (a write's call even when it fails). */
-static void sys_passed(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r)
+FFIO_HOT static void sys_passed(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r)
 {
 	struct ffio_stats *st = &((struct sys *)l)->st;
 	int op = write ? FFIO_STAT_WRITE : FFIO_STAT_READ;

@@ -33,7 +33,7 @@
 #define PIECE_IOVS 256
 
 /* One system call: the plain form for one buffer, the vector form else. */
-ssize_t ffio_kernel_once(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
+FFIO_HOT ssize_t ffio_kernel_once(int fd, int write, const struct iovec *iov, int iovcnt, off_t off)
 {
 	ssize_t r;
 

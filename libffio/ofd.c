@@ -124,7 +124,7 @@ static ssize_t stack_rw_first(struct ffio_file *f, int write, const struct iovec
 /* Might the kernel refuse some of the buffers of iov, or the array
  * itself (ffio_user_range_odd)?  Then the kernel makes the call
  * (kernel_read, kernel_write), in its own order of checks. */
-static int iov_odd(const struct iovec *iov, int iovcnt)
+FFIO_HOT static int iov_odd(const struct iovec *iov, int iovcnt)
 {
 	if (iovcnt <= 0)
 		return 0;
@@ -143,7 +143,7 @@ static int iov_odd(const struct iovec *iov, int iovcnt)
  * kernel_write).  The stack takes one aligned to f->dio_align, which no
  * file system refuses for its alignment.  at: the transfer's offset, -1
  * for the kernel's end (O_APPEND, which the kernel makes anyway). */
-static int direct_odd(const struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t at)
+FFIO_HOT static int direct_odd(const struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t at)
 {
 	struct ffio_file *f = o->file;
 	uintptr_t bits = at < 0 ? 0 : (uintptr_t)at;
@@ -202,7 +202,7 @@ static ssize_t stack_read(struct ffio_file *f, const struct iovec *iov, int iovc
 }
 
 /* off -1: at the position, which moves. */
-static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+FFIO_HOT static ssize_t do_read(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
 {
 	struct ffio_file *f = o->file;
 	ssize_t n;
@@ -294,7 +294,7 @@ static ssize_t kernel_write(struct ffio_ofd *o, const struct iovec *iov, int iov
 /* A write: report a deferred error first; one raised while writing is
  * reported by this call (the data was taken, a retry rewrites the same
  * bytes).  off -1: at the position.  rwf: pwritev2's flags. */
-static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
+FFIO_HOT static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
 {
 	struct ffio_file *f = o->file;
 	ssize_t n;
@@ -337,31 +337,31 @@ static ssize_t do_write(struct ffio_ofd *o, const struct iovec *iov, int iovcnt,
 	return n;
 }
 
-ssize_t ffio_ofd_preadv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+FFIO_HOT ssize_t ffio_ofd_preadv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
 {
 	if (off < 0)
 		return -EINVAL;
 	return LOCKED(o->file, do_read(o, iov, iovcnt, off));
 }
 
-ssize_t ffio_ofd_readv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt)
+FFIO_HOT ssize_t ffio_ofd_readv(struct ffio_ofd *o, const struct iovec *iov, int iovcnt)
 {
 	return LOCKED(o->file, do_read(o, iov, iovcnt, -1));
 }
 
-ssize_t ffio_ofd_pwritev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
+FFIO_HOT ssize_t ffio_ofd_pwritev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off)
 {
 	if (off < 0)
 		return -EINVAL;
 	return LOCKED(o->file, do_write(o, iov, iovcnt, off, 0));
 }
 
-ssize_t ffio_ofd_writev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt)
+FFIO_HOT ssize_t ffio_ofd_writev(struct ffio_ofd *o, const struct iovec *iov, int iovcnt)
 {
 	return LOCKED(o->file, do_write(o, iov, iovcnt, -1, 0));
 }
 
-ssize_t ffio_ofd_pwritev2(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
+FFIO_HOT ssize_t ffio_ofd_pwritev2(struct ffio_ofd *o, const struct iovec *iov, int iovcnt, off_t off, int rwf)
 {
 	if (off < -1)
 		return -EINVAL;

@@ -284,19 +284,19 @@ static ssize_t vec_write(struct ffio_ofd *o, const struct iovec *iov, int cnt, o
 			return ffio_real.name args;                                            \
 		return (ret)result(IN_LIB(call));                                              \
 	}                                                                                      \
-	__attribute__((noinline)) static ret name##_full WITH_O params                        \
+	__attribute__((noinline)) FFIO_HOT static ret name##_full WITH_O params               \
 	{                                                                                      \
 		if (likely(REAL_READY(name) && !ffio_in_lib && !o->is_private && !o->file->through)) \
 			return (ret)result(IN_LIB(call));                                      \
 		return name##_slow args;                                                       \
 	}                                                                                      \
-	__attribute__((noinline)) static ret name##_managed WITH_O params                     \
+	__attribute__((noinline)) FFIO_HOT static ret name##_managed WITH_O params            \
 	{                                                                                      \
 		if (likely(!ffio_in_lib))                                                      \
 			hit;                                                                   \
 		return name##_full AND_O args;                                                 \
 	}                                                                                      \
-	FFIO_EXPORT ret name params                                                            \
+	FFIO_EXPORT FFIO_HOT ret name params                                                   \
 	{                                                                                      \
 		struct ffio_ofd *o = ffio_fd_get(fd);                                          \
 		if (likely(o == NULL)) {                                                       \

@@ -131,7 +131,7 @@ ssize_t ffio_below_pwritev(struct ffio_layer *l, const struct iovec *iov, int io
  * told.  A layer standing aside costs its own test and its note of the
  * request, not a walk down the stack (a 320 B write into a shared file
  * through a cache aside took about 600 instructions beyond the call). */
-static int stack_passes(const struct ffio_layer *x, unsigned what, size_t len)
+static inline int stack_passes(const struct ffio_layer *x, unsigned what, size_t len)
 {
 	if (!x || len > FFIO_WRITE_WHOLE)
 		return 0;
@@ -141,7 +141,7 @@ static int stack_passes(const struct ffio_layer *x, unsigned what, size_t len)
 	return 1;
 }
 
-static ssize_t stack_pass(struct ffio_file *f, int write, const struct iovec *iov, int iovcnt, off_t off,
+FFIO_HOT static ssize_t stack_pass(struct ffio_file *f, int write, const struct iovec *iov, int iovcnt, off_t off,
 			  size_t len)
 {
 	ssize_t r = ffio_kernel_once(entered(f->top, 0)->file->fd, write, iov, iovcnt, off);
@@ -151,14 +151,14 @@ static ssize_t stack_pass(struct ffio_file *f, int write, const struct iovec *io
 	return r;
 }
 
-ssize_t ffio_stack_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len)
+FFIO_HOT ssize_t ffio_stack_preadv(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len)
 {
 	if (stack_passes(f->top, FFIO_PASS_READ, len))
 		return stack_pass(f, 0, iov, iovcnt, off, len);
 	return layer_preadv(f->top, iov, iovcnt, off);
 }
 
-ssize_t ffio_stack_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len)
+FFIO_HOT ssize_t ffio_stack_pwritev(struct ffio_file *f, const struct iovec *iov, int iovcnt, off_t off, size_t len)
 {
 	if (stack_passes(f->top, FFIO_PASS_WRITE, len))
 		return stack_pass(f, 1, iov, iovcnt, off, len);

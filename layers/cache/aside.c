@@ -144,7 +144,7 @@ static void shared_start(struct cache *c)
 		       spec_text(c), c->stats.n_write);
 }
 
-int cache_aside_takes(struct cache *c, size_t n, off_t off)
+FFIO_HOT int cache_aside_takes(struct cache *c, size_t n, off_t off)
 {
 	struct cache_aside *a = &c->aside;
 	off_t end = off + (off_t)n;

@@ -132,7 +132,7 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 /* A write that passed the stack while the cache passes writes
  * (cache_passes_update): what cache_pwrite and write_around would have
  * noted of it, with nothing held to keep in step. */
-void cache_passed(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r)
+FFIO_HOT void cache_passed(struct ffio_layer *l, int write, off_t off, size_t n, ssize_t r)
 {
 	struct cache *c = CACHE(l);
 
