@@ -3,7 +3,8 @@
 # stack without FF_IO_OPTS; a malformed hint gives a message and plain I/O;
 # FF_IO_OPTS_RANK<n> adds entries for one rank; atomic mode makes other
 # ranks' writes visible without sync; MPI_Finalize prints one summary, on
-# rank 0 only (per-rank logs through FF_IO_LOGFILE's %r); a file opened
+# rank 0 only (per-rank logs through FF_IO_LOGFILE's %r); MPI_File_sync
+# reaches the kernel's fsync only through MPI's own; a file opened
 # for writing by several ranks takes small writes around the cache until
 # they merge (records between the other ranks' reach the kernel at once,
 # as without the glue they do not; a rank's records in order are taken in
@@ -15,7 +16,7 @@ bin="${top_builddir:-.}/t"
 mpi_require adio_mpi_glue
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-adio.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-echo "1..$((17 * nflavours))"
+echo "1..$((18 * nflavours))"
 i=0
 ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 
@@ -48,6 +49,12 @@ ok "$(grep -q 'adio_contig.dat, layer 0 (event)' "$dir/log.0" && echo 0)" \
 	"the summary shows the hinted event layer"
 ok "$(grep -Eq 'write calls +[0-9]+ +[0-2] ' "$dir/log.0" && echo 0)" \
 	"the summary reduces write calls over ranks"
+# contig syncs twice (sync-barrier-sync): the kernel's fsync is MPI's own,
+# at most one a sync (ROMIO's: on the ranks that wrote since the last);
+# the glue's flush point adds none (it added one a sync)
+syncs=$(sed -n '/layer 2 (sys)/,/layer\|MPI summary/p' "$dir/log.0" | awk '$2 == "sync" { print $7 }')
+ok "$([ -n "$syncs" ] && [ "$syncs" -le 2 ] && echo 0)" \
+	"at most one fsync a sync on any rank (the most: ${syncs:-none})"
 
 # A malformed hint: one message, the program runs with plain I/O.
 run contig ADIO_FFIO_OPTS="cache:nonsense"; ok $? "contig with a malformed hint"
