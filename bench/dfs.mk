@@ -6,6 +6,7 @@
 EXTRA_DIST += bench/dfs_volume.sh bench/run-bench-dfs
 noinst_PROGRAMS += bench/dfs_probe
 bench_dfs_probe_LDADD = libffio.la
+bench_dfs_probe_LDFLAGS = -no-install
 bench-dfs: all
 	$(BENCH_ENV) $(SHELL) $(srcdir)/bench/run-bench-dfs --builddir '$(abs_top_builddir)' \
 		--srcdir '$(abs_top_srcdir)' --out '$(abs_top_builddir)/bench/results/dfs' $(BENCH_DFS_FLAGS)

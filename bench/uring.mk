@@ -4,8 +4,11 @@
 noinst_HEADERS += bench/uring_bench.h
 noinst_PROGRAMS += bench/uring_strided
 bench_uring_strided_LDADD = libffio.la
+bench_uring_strided_LDFLAGS = -no-install
 noinst_PROGRAMS += bench/uring_overlap
 bench_uring_overlap_LDADD = libffio.la
+bench_uring_overlap_LDFLAGS = -no-install
 noinst_PROGRAMS += bench/uring_direct
 bench_uring_direct_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS)
 bench_uring_direct_LDADD = libffio.la $(LIBURING_LIBS)
+bench_uring_direct_LDFLAGS = -no-install
