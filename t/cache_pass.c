@@ -67,20 +67,6 @@ static int in_kernel(long k)
 	return kernel_pread(path, got, REC, (off_t)k * STRIDE) == REC && memcmp(got, want, REC) == 0;
 }
 
-/* The file and the reference are the same, byte for byte. */
-static int same_as_ref(void)
-{
-	static char a[1 << 16], b[1 << 16];
-	for (off_t off = 0;; ) {
-		ssize_t x = kernel_pread(path, a, sizeof a, off), y = kernel_pread(ref, b, sizeof b, off);
-		if (x != y || x < 0 || memcmp(a, b, (size_t)x) != 0)
-			return 0;
-		if (x == 0)
-			return 1;
-		off += x;
-	}
-}
-
 static struct ffio_file *file_of(int fd)
 {
 	struct stat st;
@@ -146,7 +132,7 @@ int main(void)
 	       "(%lld requests)", count_of(fd, 1, 0) - below);
 
 	tap_is(ffclose(fd), 0, "close");
-	tap_ok(same_as_ref(), "the file is the reference, byte for byte");
+	tap_ok(kernel_same(path, ref), "the file is the reference, byte for byte");
 	unlink(path);
 	unlink(ref);
 	rmdir(dir);

@@ -8,6 +8,7 @@
 #define FFIO_KERNEL_VIEW_H
 
 #include <fcntl.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,6 +33,20 @@ static inline ssize_t kernel_pread(const char *path, void *buf, size_t n, off_t 
 static inline ssize_t kernel_pwrite(const char *path, const void *buf, size_t n, off_t off)
 {
 	return kernel_at(path, O_WRONLY, SYS_pwrite64, (void *)buf, n, off);
+}
+
+/* Do the kernel's files a and b hold the same bytes, the same length? */
+static inline int kernel_same(const char *a, const char *b)
+{
+	static char x[1 << 16], y[1 << 16];
+	for (off_t off = 0;;) {
+		ssize_t n = kernel_pread(a, x, sizeof x, off), m = kernel_pread(b, y, sizeof y, off);
+		if (n != m || n < 0 || memcmp(x, y, (size_t)n) != 0)
+			return 0;
+		if (n == 0)
+			return 1;
+		off += n;
+	}
 }
 
 #endif
