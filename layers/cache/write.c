@@ -103,6 +103,27 @@ static int marked_pages(struct cache *c, off_t off, size_t n, const char *take)
 	return met;
 }
 
+/* What a write into the cache notes first, whichever way it then goes
+ * (cache_pwrite, cache_passed): its count and bytes; and pages given back
+ * while a file of the shared pool waits for some. */
+static inline void write_entered(struct cache *c, size_t n)
+{
+	c->stats.n_write++;
+	c->stats.b_write += n;
+	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
+		cache_pool_shrink(c);
+}
+
+/* got bytes of a write at off reached the layer below around the cache
+ * (write_around, write_split's tail, cache_passed): counted, and the size
+ * below moved past them. */
+static inline void around_done(struct cache *c, off_t off, size_t got)
+{
+	c->stats.below_wbytes += got;
+	if (c->size.below_known && off + (off_t)got > c->size.below)
+		c->size.below = off + (off_t)got;
+}
+
 static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t off)
 {
 	struct iovec iov = {(void *)buf, n};
@@ -121,9 +142,7 @@ static ssize_t write_around(struct cache *c, const void *buf, size_t n, off_t of
 		cache_sieve_unlock(c);
 	if (err < 0)
 		return err;
-	c->stats.below_wbytes += n;
-	if (c->size.below_known && off + (off_t)n > c->size.below)
-		c->size.below = off + (off_t)n;
+	around_done(c, off, n);
 	absorb_direct_write(c, buf, n, off);
 	cache_passes_update(c); /* (the glue's flags may have changed) */
 	return (ssize_t)n;
@@ -137,17 +156,11 @@ FFIO_HOT void cache_passed(struct ffio_layer *l, int write, off_t off, size_t n,
 	struct cache *c = CACHE(l);
 
 	(void)write; /* (writes alone: see cache_passes_update) */
-	c->stats.n_write++;
-	c->stats.b_write += n;
-	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED))
-		cache_pool_shrink(c);
+	write_entered(c, n);
 	c->stats.bypass++;
 	c->stats.below_writes++;
-	if (r > 0) {
-		c->stats.below_wbytes += (uint64_t)r;
-		if (c->size.below_known && off + r > c->size.below)
-			c->size.below = off + r;
-	}
+	if (r > 0)
+		around_done(c, off, (size_t)r);
 	if (!cache_around(c, n, off))
 		(void)cache_aside_takes(c, n, off); /* (may take writes in again) */
 }
@@ -362,10 +375,7 @@ ssize_t cache_pwrite(struct ffio_layer *l, const void *buf, size_t n, off_t off)
 	struct cache *c = CACHE(l);
 	int err;
 
-	c->stats.n_write++;
-	c->stats.b_write += n;
-	if (__atomic_load_n(&c->pages.pool->starved, __ATOMIC_RELAXED)) /* approximate: read unlocked */
-		cache_pool_shrink(c);
+	write_entered(c, n);
 	/* Take in the write-behinds that completed meanwhile (no waiting):
 	 * their pages are free for this write and the next runs. */
 	if (c->async.nreq > 0 && (err = ffio_below_reap(&c->base, 0)) < 0)
@@ -477,9 +487,7 @@ static ssize_t write_split(struct cache *c, const void *buf, size_t n, off_t off
 		return r; /* the tail is below; the head's failure is what the caller sees */
 	if (res < 0)
 		return (ssize_t)head;
-	c->stats.below_wbytes += n - head;
-	if (c->size.below_known && off + (off_t)n > c->size.below)
-		c->size.below = off + (off_t)n;
+	around_done(c, off + (off_t)head, n - head);
 	return (ssize_t)n;
 }
 
