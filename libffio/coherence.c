@@ -113,7 +113,7 @@ static int channel_of(const struct stat *st)
 static int is_channel(int fd)
 {
 	struct stat st;
-	if (ffio_real.fstat(fd, &st) < 0)
+	if (ffio_kernel_stat(fd, &st) < 0)
 		return -1;
 	return channel_of(&st);
 }
@@ -240,7 +240,7 @@ static void tell_removing(int dir, const char *name, int flags)
 		return;
 	int saved = errno;
 	struct ffio_file *f = name && !(flags & AT_REMOVEDIR) && ffio_real.fstatat &&
-					      ffio_real.fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+					      ffio_kernel_stat_at(dir, name, AT_SYMLINK_NOFOLLOW, &st) == 0
 				      ? file_of_stat(&st)
 				      : NULL;
 	errno = saved;
@@ -379,7 +379,7 @@ static int read_kind(int fd)
 	};
 	struct stat st;
 	char name[64];
-	if (ffio_real.fstat(fd, &st) < 0)
+	if (ffio_kernel_stat(fd, &st) < 0)
 		return READ_ERROR;
 	if ((st.st_mode & S_IFMT) != 0)
 		return channel_of(&st) ? READ_HEARD : READ_NOTHING;
@@ -572,7 +572,7 @@ static void start_writing_through(ino_t ino)
 void ffio_shared_map_add(int fd, void *addr, size_t len, int locked)
 {
 	struct stat st;
-	int saved = errno, rc = ffio_real.fstat(fd, &st);
+	int saved = errno, rc = ffio_kernel_stat(fd, &st);
 	errno = saved;
 	if (rc < 0 || !S_ISREG(st.st_mode))
 		return;
@@ -611,7 +611,7 @@ void *ffio_map_file(void *addr, size_t len, int prot, int flags, int fd, off_t o
 void ffio_shared_map_locked(int fd)
 {
 	struct stat st;
-	int started = 0, saved = errno, rc = ffio_real.fstat(fd, &st);
+	int started = 0, saved = errno, rc = ffio_kernel_stat(fd, &st);
 	errno = saved;
 	if (rc < 0 || !S_ISREG(st.st_mode))
 		return;

@@ -992,9 +992,16 @@ ssize_t ffio_kernel_transfer(int fd, int write, int whole, const struct iovec *i
 ssize_t ffio_kernel_transfer_full(int fd, int write, const struct iovec *iov, int iovcnt, off_t off);
 /* One pread(v) or pwrite(v) call: its result, or -errno. */
 ssize_t ffio_kernel_once(int fd, int write, const struct iovec *iov, int iovcnt, off_t off);
-/* fsync (datasync: fdatasync), ftruncate, fstat's size; counted into st. */
+/* fsync (datasync: fdatasync), ftruncate; counted into st. */
 int ffio_kernel_sync(int fd, int datasync, struct ffio_stats *st);
 int ffio_kernel_truncate(int fd, off_t len, struct ffio_stats *st);
+/* What ffio asks of a file for itself (its type, identity, size): the
+ * kernel's answer from what it holds, without asking the file system
+ * below it (a FUSE server), as fstatat (path NULL: fd itself, with
+ * AT_EMPTY_PATH) would give it.  0 or -errno.  See kernel_io.c. */
+int ffio_kernel_stat_at(int dirfd, const char *path, int flags, struct stat *st);
+int ffio_kernel_stat(int fd, struct stat *st);
+/* The file's size as ffio_kernel_stat has it. */
 int ffio_kernel_size(int fd, off_t *len);
 /* The advise method of a bottom over the page cache: posix_fadvise on the
  * file's descriptor; -EOPNOTSUPP when the bottom opened it O_DIRECT (direct

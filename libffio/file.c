@@ -211,8 +211,9 @@ int ffio_path_inode(const char *path, dev_t *dev, ino_t *ino)
 	struct stat st;
 
 	ffio_real_init();
-	if (!ffio_real.stat || ffio_real.stat(path, &st) < 0)
-		return ffio_real.stat ? -errno : -ENOSYS;
+	int err = ffio_kernel_stat_at(AT_FDCWD, path, 0, &st);
+	if (err < 0)
+		return err;
 	*dev = st.st_dev;
 	*ino = st.st_ino;
 	return 0;
@@ -349,7 +350,7 @@ static int open_private(struct ffio_file *f, int appfd, int dirfd, const char *p
 	}
 	if (err < 0)
 		return err;
-	if (ffio_real.fstat(f->fd, &pst) < 0 || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) {
+	if (ffio_kernel_stat(f->fd, &pst) < 0 || pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) {
 		close_stack(f); /* the path names another file now */
 		return -ESTALE;
 	}
@@ -663,7 +664,7 @@ static void manage(struct ffio_entry *e, int fd, int dirfd, const char *path, in
 
 	if (ffio_in_vfork_child())
 		return; /* the table is the parent's */
-	int plain = ffio_real.fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || (any_type && e));
+	int plain = ffio_kernel_stat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || (any_type && e));
 	if (!plain && e && S_ISREG(st.st_mode))
 		fs = ffio_kernel_fs(fd);
 	if (plain || (!any_type && (fs & FFIO_FS_KERNEL_MADE))) {

@@ -186,7 +186,9 @@ static int follow_kernel_size(struct ffio_file *f, off_t kernel, int grown_only)
 
 /* A read came short: has the file grown behind the stack (as a log
  * another process writes and this one tails)?  1: read again.  One fstat
- * at each end of file met. */
+ * at each end of file met: a plain one, which asks the file system (a
+ * FUSE or NFS server) as the kernel's own read past its size asks;
+ * elsewhere ffio asks the kernel alone (ffio_kernel_stat). */
 static int grew_behind(struct ffio_file *f)
 {
 	struct stat st;

@@ -331,7 +331,7 @@ FFIO_EXPORT int truncate(const char *path, off_t len)
 	NEED(stat, NOSYS);
 	struct stat st;
 	struct ffio_file *f = NULL;
-	if (!ffio_in_lib && ffio_real.stat(path, &st) == 0)
+	if (!ffio_in_lib && ffio_kernel_stat_at(AT_FDCWD, path, 0, &st) == 0)
 		f = file_of_stat(&st);
 	if (f == NULL)
 		return ffio_real.truncate(path, len);

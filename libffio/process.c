@@ -285,7 +285,7 @@ static void stream_track(FILE *fp)
 	if (fp == NULL || ffio_in_lib)
 		return;
 	int fd = fileno(fp);
-	if (fd < 0 || ffio_real.fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ffio_in_vfork_child())
+	if (fd < 0 || ffio_kernel_stat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ffio_in_vfork_child())
 		return;
 	struct stream *s = malloc(sizeof *s);
 	if (s == NULL)
