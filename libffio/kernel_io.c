@@ -180,13 +180,15 @@ int ffio_kernel_truncate(int fd, off_t len, struct ffio_stats *st)
  * meets that, so ffio must not cause it.  (NFS flushes the file's dirty
  * pages for a plain stat: not needed here either.)  A read that meets
  * the end of the file asks with a plain fstat, as the kernel's own read
- * past its size asks (ofd.c).  fstat or stat where statx fails. */
+ * past its size asks (ofd.c).  fstatat where statx is missing or
+ * refused. */
 int ffio_kernel_stat_at(int dirfd, const char *path, int flags, struct stat *st)
 {
 	struct statx sx;
 	const char *name = path ? path : "";
-	if (ffio_real.statx &&
-	    ffio_real.statx(dirfd, name, flags | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx) == 0) {
+	int rc = ffio_real.statx ? ffio_real.statx(dirfd, name, flags | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx)
+				 : (errno = ENOSYS, -1);
+	if (rc == 0) {
 		*st = (struct stat){
 			.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
 			.st_ino = sx.stx_ino,
@@ -204,8 +206,10 @@ int ffio_kernel_stat_at(int dirfd, const char *path, int flags, struct stat *st)
 		};
 		return 0;
 	}
-	if (!ffio_real.fstatat)
-		return -ENOSYS;
+	int err = errno;
+	/* statx missing, refused (a seccomp filter) or not knowing a flag */
+	if ((err != ENOSYS && err != EPERM && err != EINVAL) || !ffio_real.fstatat)
+		return -err;
 	return ffio_real.fstatat(dirfd, name, st, flags) < 0 ? -errno : 0;
 }
 
