@@ -239,7 +239,7 @@ static void tell_removing(int dir, const char *name, int flags)
 	if (!ffio_unwritten_pending() || !may_order())
 		return;
 	int saved = errno;
-	struct ffio_file *f = name && !(flags & AT_REMOVEDIR) && ffio_real.fstatat &&
+	struct ffio_file *f = name && !(flags & AT_REMOVEDIR) &&
 					      ffio_kernel_stat_at(dir, name, AT_SYMLINK_NOFOLLOW, &st) == 0
 				      ? file_of_stat(&st)
 				      : NULL;

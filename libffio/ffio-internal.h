@@ -1001,6 +1001,8 @@ int ffio_kernel_truncate(int fd, off_t len, struct ffio_stats *st);
  * AT_EMPTY_PATH) would give it.  0 or -errno.  See kernel_io.c. */
 int ffio_kernel_stat_at(int dirfd, const char *path, int flags, struct stat *st);
 int ffio_kernel_stat(int fd, struct stat *st);
+/* statx's answer as fstat would give it (the fields fstat has). */
+void ffio_stat_of_statx(const struct statx *sx, struct stat *st);
 /* The file's size as ffio_kernel_stat has it. */
 int ffio_kernel_size(int fd, off_t *len);
 /* The advise method of a bottom over the page cache: posix_fadvise on the

@@ -186,31 +186,35 @@ int ffio_kernel_stat_at(int dirfd, const char *path, int flags, struct stat *st)
 {
 	struct statx sx;
 	const char *name = path ? path : "";
-	int rc = ffio_real.statx ? ffio_real.statx(dirfd, name, flags | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx)
-				 : (errno = ENOSYS, -1);
-	if (rc == 0) {
-		*st = (struct stat){
-			.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
-			.st_ino = sx.stx_ino,
-			.st_mode = sx.stx_mode,
-			.st_nlink = sx.stx_nlink,
-			.st_uid = sx.stx_uid,
-			.st_gid = sx.stx_gid,
-			.st_rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor),
-			.st_size = (off_t)sx.stx_size,
-			.st_blksize = (blksize_t)sx.stx_blksize,
-			.st_blocks = (blkcnt_t)sx.stx_blocks,
-			.st_atim = {sx.stx_atime.tv_sec, sx.stx_atime.tv_nsec},
-			.st_mtim = {sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec},
-			.st_ctim = {sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec},
-		};
+	if (ffio_real.statx &&
+	    ffio_real.statx(dirfd, name, flags | AT_STATX_DONT_SYNC, STATX_BASIC_STATS, &sx) == 0) {
+		ffio_stat_of_statx(&sx, st);
 		return 0;
 	}
-	int err = errno;
+	int err = ffio_real.statx ? errno : ENOSYS;
 	/* statx missing, refused (a seccomp filter) or not knowing a flag */
 	if ((err != ENOSYS && err != EPERM && err != EINVAL) || !ffio_real.fstatat)
 		return -err;
 	return ffio_real.fstatat(dirfd, name, st, flags) < 0 ? -errno : 0;
+}
+
+void ffio_stat_of_statx(const struct statx *sx, struct stat *st)
+{
+	*st = (struct stat){
+		.st_dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
+		.st_ino = sx->stx_ino,
+		.st_mode = sx->stx_mode,
+		.st_nlink = sx->stx_nlink,
+		.st_uid = sx->stx_uid,
+		.st_gid = sx->stx_gid,
+		.st_rdev = makedev(sx->stx_rdev_major, sx->stx_rdev_minor),
+		.st_size = (off_t)sx->stx_size,
+		.st_blksize = (blksize_t)sx->stx_blksize,
+		.st_blocks = (blkcnt_t)sx->stx_blocks,
+		.st_atim = {sx->stx_atime.tv_sec, sx->stx_atime.tv_nsec},
+		.st_mtim = {sx->stx_mtime.tv_sec, sx->stx_mtime.tv_nsec},
+		.st_ctim = {sx->stx_ctime.tv_sec, sx->stx_ctime.tv_nsec},
+	};
 }
 
 int ffio_kernel_stat(int fd, struct stat *st)

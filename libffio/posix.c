@@ -32,7 +32,6 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -328,7 +327,6 @@ FFIO_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t b
 FFIO_EXPORT int truncate(const char *path, off_t len)
 {
 	NEED(truncate, NOSYS);
-	NEED(stat, NOSYS);
 	struct stat st;
 	struct ffio_file *f = NULL;
 	if (!ffio_in_lib && ffio_kernel_stat_at(AT_FDCWD, path, 0, &st) == 0)
@@ -434,8 +432,8 @@ FFIO_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, str
 		return rc;
 	struct ffio_file *f = o ? o->file : NULL;
 	if (f == NULL && (stx->stx_mask & (STATX_TYPE | STATX_INO)) == (STATX_TYPE | STATX_INO)) {
-		struct stat st = {.st_mode = stx->stx_mode, .st_ino = stx->stx_ino,
-				  .st_dev = makedev(stx->stx_dev_major, stx->stx_dev_minor)};
+		struct stat st;
+		ffio_stat_of_statx(stx, &st);
 		f = file_of_stat(&st);
 		if (f != NULL && IN_LIB(ffio_file_stat_sync(f)) > 0 &&
 		    ((rc = ffio_real.statx(dirfd, path, flags, mask, stx)) != 0 || stx->stx_ino != f->ino))

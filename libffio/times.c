@@ -33,7 +33,7 @@ static void flush_path(int dirfd, const char *path, int nofollow)
 {
 	struct stat st;
 
-	if (ffio_in_lib || path == NULL || !ffio_any_open() || !ffio_real_ready() || !ffio_real.fstatat ||
+	if (ffio_in_lib || path == NULL || !ffio_any_open() || !ffio_real_ready() ||
 	    ffio_kernel_stat_at(dirfd, path, nofollow ? AT_SYMLINK_NOFOLLOW : 0, &st) != 0)
 		return;
 	struct ffio_file *f = file_of_stat(&st);
