@@ -3,7 +3,8 @@
 # the delay layer's simulation of it, by bench/run-bench-dfs; bench/dfs_probe
 # measures what one request costs there (and the strided pattern's
 # ceiling).  BENCH_DFS_FLAGS adds options (bench/run-bench-dfs --help).
-EXTRA_DIST += bench/dfs_volume.sh bench/run-bench-dfs
+EXTRA_DIST += bench/dfs_volume.sh bench/run-bench-dfs t/bench_dfs_look.sh
+TESTS += t/bench_dfs_look.sh
 noinst_PROGRAMS += bench/dfs_probe
 bench_dfs_probe_LDADD = libffio.la
 bench_dfs_probe_LDFLAGS = -no-install

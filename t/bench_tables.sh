@@ -27,7 +27,7 @@ run() { # table-check arguments: sets rc, out (stdout), err (stderr)
 	out=$(cat "$dir/out") err=$(head -n 1 "$dir/err")
 }
 : >"$dir/known"
-echo "1..29"
+echo "1..31"
 
 # the strided reads table as it was: the read time cells held the counts
 rows "raw|-|8192.0000|5|8192|8192" "cache:1m:16:2|raw|4096.0000|5|4096|5" "ceiling|-|0.0028|5|256|128"
@@ -64,6 +64,17 @@ case $out in *"1 below: cache, uring 0.91x (raw 1.0000 s, ffio 1.1000 s) [NO REA
 ok $r "the line lists it with its ratio, both medians and no reason: $out"
 case $out in *ceiling*) r=1 ;; *) r=0 ;; esac
 ok $r "a baseline row (raw, ceiling) is never listed, however slow"
+rows "raw|-|1.0|5" "cache|raw|1.2|5" "cache, uring|raw|1.1|5" "sieve|raw|0.9|5" "ceiling|-|3.0|5"
+echo "earlier line" >"$dir/list"
+run -T progio-p1-4k-local -L "$dir/list"
+test $rc = 1 && test "$(cat "$dir/list")" = "$(printf 'earlier line\ncache\ncache, uring')"
+ok $? "-L appends the name of each row below with no reason, one a line: $(tr '\n' '/' <"$dir/list")"
+printf '%s\n' "progio-p1-* | cache | measured: the reason" >"$dir/known"
+: >"$dir/list"
+run -T progio-p1-4k-local -L "$dir/list"
+test $rc = 1 && test "$(cat "$dir/list")" = "cache, uring"
+ok $? "a row with a reason known is not listed: $(tr '\n' '/' <"$dir/list")"
+: >"$dir/known"
 rows "raw|-|1.0|5" "cache|raw|1.0526|5"
 run -T t
 test $rc = 0; ok $? "0.95x itself passes"
