@@ -84,9 +84,11 @@ is "$(advise "$d/one.json")" "FF_IO_OPTS=''" "one log of unknown processes: neve
 "$ADV" -q --from "$d/one.json" --keep-log "$d/merged1.json" >/dev/null 2>&1
 is "$(advise "$d/merged1.json")" "FF_IO_OPTS=''" "... nor once merged by --keep-log"
 # -- strides too far apart for the gaps to pay
-summ write "$d/far.dat" 10000 640000 0.01 0 10000 8192 0 64 >"$d/lf1.json"
-is "$(advise "$d/lf1.json")" "FF_IO_OPTS=''" "64 B writes 8 KiB apart, one writer: uncached"
-grep -q 'uncached: strided writes with a stride of 8 KiB (more than 4 KiB on this file system)' "$d/out"; ok $? "... saying why"
+summ write "$d/far.dat" 10000 640000 0.01 0 10000 32768 0 64 >"$d/lf1.json"
+is "$(advise "$d/lf1.json")" "FF_IO_OPTS=''" "64 B writes 32 KiB apart, one writer: uncached"
+grep -q 'uncached: strided writes with a stride of 32 KiB (more than 16 KiB on this file system)' "$d/out"; ok $? "... saying why"
+summ write "$d/far.dat" 4096 16777216 0.01 0 4096 16384 0 4096 >"$d/lf5.json"
+is "$(advise "$d/lf5.json")" "FF_IO_OPTS='far.dat(cache.sieve:256k:16:0)'" "4 KiB writes 16 KiB apart, one writer: .sieve (the limit)"
 summ read "$d/far.dat" 10000 640000 0.01 0 10000 4096 0 64 >"$d/lf2.json"
 is "$(advise "$d/lf2.json")" "FF_IO_OPTS=''" "64 B reads 4 KiB apart of a file read only: uncached"
 grep -q 'uncached: strided reads with a stride of 4 KiB (more than 2 KiB on this file system)' "$d/out"; ok $? "... saying why"
