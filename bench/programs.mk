@@ -2,7 +2,7 @@
 # built with $(MPICC) when MPI was found), the benchmark harness
 # (bench/run-bench), the `make bench` / `make bench-full` targets and the
 # harness's tests (t/bench_*.sh).
-EXTRA_DIST += bench/run-bench bench/README.md bench/progio.c t/bench_progio.sh t/bench_harness.sh \
+EXTRA_DIST += bench/run-bench bench/README.md bench/progio.c t/bench_progio.sh t/bench_harness.sh t/bench_looks.sh \
 	bench/table-check bench/known_slower t/bench_tables.sh
 
 if HAVE_MPI
@@ -26,7 +26,7 @@ bench_progio_ffapi_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
 	$(bench_progio_ffapi_LDFLAGS) $(LDFLAGS) -o $@
 endif
 
-TESTS += t/bench_progio.sh t/bench_harness.sh t/bench_tables.sh
+TESTS += t/bench_progio.sh t/bench_harness.sh t/bench_looks.sh t/bench_tables.sh
 
 # The benchmarks: run-bench (Program I/II, then the overhead, strided,
 # uring and mpiio programs that are built), then the netCDF set (its own
