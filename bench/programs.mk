@@ -2,7 +2,7 @@
 # built with $(MPICC) when MPI was found), the benchmark harness
 # (bench/run-bench), the `make bench` / `make bench-full` targets and the
 # harness's tests (t/bench_*.sh).
-EXTRA_DIST += bench/run-bench bench/README.md bench/progio.c t/bench_progio.sh t/bench_harness.sh t/bench_looks.sh \
+EXTRA_DIST += bench/run-bench bench/README.md bench/progio.c t/bench_progio.sh t/bench_harness.sh t/bench_looks.sh t/tap.sh \
 	bench/table-check bench/known_slower t/bench_tables.sh
 
 if HAVE_MPI

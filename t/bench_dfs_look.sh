@@ -14,13 +14,8 @@ if [ ! -x "$top_builddir/bench/strided" ] || [ ! -x "$top_builddir/bench/dfs_pro
 	echo "1..0 # SKIP bench/strided, bench/dfs_probe or bash not there"
 	exit 0
 fi
-dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_dfs_look.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-n=0 failed=0
-ok() { # condition-status description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/t/tap.sh"
+tap_begin bench_dfs_look
 echo "1..9"
 
 # a source tree whose table check is the stand-in: in the strided write
@@ -82,4 +77,4 @@ rc=$?
 test $rc = 1; ok $? "a row still below in the second look: exit 1 (got $rc)"
 grep -q 'FAILED: ffio rows below 0.95x of raw with no reason in bench/known_slower (see the check under each table): dfs-strided-write-vol$' "$dir/res2.out"
 ok $? "and the failure names the table"
-exit $((failed > 0))
+tap_end

@@ -8,15 +8,10 @@ if [ -z "$MPIEXEC" ] || [ ! -x "$top_builddir/bench/progio" ]; then
 	echo "1..0 # SKIP MPI not configured (bench/progio not built)"
 	exit 0
 fi
-dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_harness.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+. "$top_srcdir/t/tap.sh"
+tap_begin bench_harness
 harness="$top_srcdir/bench/run-bench --builddir $top_builddir --out $dir/res --dir $dir/work \
 --procs 2 --reps 1 --iters 1 --size 16k --reqs 4k --cache cache:16k:4:1 --no-others"
-n=0 failed=0
-ok() { # condition-status description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 echo "1..11"
 
 bash $harness --progs 2 >"$dir/out" 2>"$dir/err"
@@ -41,4 +36,4 @@ bash $harness --progs 1 --no-sim --extra-args --corrupt >"$dir/out" 2>"$dir/err"
 rc=$?
 test $rc -ne 0; ok $? "a wrong read-back fails the harness (exit $rc)"
 grep -q 'FAILED: WRONG DATA READ BACK' "$dir/err"; ok $? "and says so loudly"
-exit $((failed > 0))
+tap_end

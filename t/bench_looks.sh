@@ -10,13 +10,8 @@
 #     after the first look, above after the second (15 runs).
 # A row's raw row is measured as often as the row, and the other rows
 # judged against that raw row too; rows never below keep their 5 runs.
-dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_looks.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-n=0 failed=0
-ok() { # condition-status description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/t/tap.sh"
+tap_begin bench_looks
 echo "1..9"
 
 fake=$dir/build
@@ -82,4 +77,4 @@ sed -n '/\[progio-p2-4k-sim\]/,/^$/p' "$dir/out" | grep -q 'MPI-IO via ffio, cac
 ok $? "the simulated table's check line names the row below"
 grep -A3 'tables whose check failed' "$dir/out" | grep -q 'progio-p2-4k-sim'
 ok $? "and the run's end names its table"
-exit $((failed > 0))
+tap_end

@@ -10,13 +10,8 @@
 # bench/nc_check.sh, which puts the check line under the netCDF tables.
 : "${top_srcdir:=.}" "${top_builddir:=.}"
 check=$top_srcdir/bench/table-check
-dir=$(mktemp -d "${TMPDIR:-/tmp}/bench_tables.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
-n=0 failed=0
-ok() { # condition-status description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$top_srcdir/t/tap.sh"
+tap_begin bench_tables
 T=$(printf '\t')
 rows() { # lines of "ROW|RAW|MEDIAN|RUNS|COUNTS..." -> the tab-separated file
 	for l in "$@"; do echo "$l"; done | tr '|' "$T" >"$dir/in"
@@ -170,4 +165,4 @@ sed 's/\t5$/\t3/' "$dir/prog" >"$dir/prog3"
 filt "$dir/known" "$dir/prog3"
 test "$fst" = 0 && grep -q 'netcdf-seed-x.*2 row(s) NOT JUDGED' "$dir/fout"
 ok $? "medians of 3 runs (bench-netcdf-full) are not judged and do not fail"
-exit $((failed > 0))
+tap_end
