@@ -43,6 +43,43 @@
 
 #include "ffio_ext.h"
 
+/* ---- loaded where MPI is not --------------------------------------------- */
+
+/* ffio-run preloads this library with libffio, and LD_PRELOAD passes on
+ * to every program the MPI program starts (system(3), popen(3), Open
+ * MPI's orted in a singleton's MPI_Init): a shell, a tool, a daemon that
+ * has no MPI library.  A reference to MPI that the dynamic loader must
+ * resolve when it loads this library (the address of a function, MPI's
+ * predefined handles under Open MPI, every function under LD_BIND_NOW)
+ * would stop such a program before main ("symbol lookup error").  So
+ * every reference to MPI here is weak: where MPI is not, it is null, and
+ * nothing calls it, as nothing calls MPI there.  t/adio_glue.sh checks
+ * that each glue library loads into a program without MPI. */
+#define GLUE_PRAGMA(x) _Pragma(#x)
+#define WEAK(sym) GLUE_PRAGMA(weak sym)
+WEAK(PMPI_Bcast)
+WEAK(PMPI_Comm_rank)
+WEAK(PMPI_Comm_size)
+WEAK(PMPI_Comm_test_inter)
+WEAK(PMPI_File_close)
+WEAK(PMPI_File_open)
+WEAK(PMPI_File_preallocate)
+WEAK(PMPI_File_set_atomicity)
+WEAK(PMPI_File_set_size)
+WEAK(PMPI_File_sync)
+WEAK(PMPI_Finalize)
+WEAK(PMPI_Gather)
+WEAK(PMPI_Gatherv)
+WEAK(PMPI_Info_get)
+WEAK(PMPI_Init)
+WEAK(PMPI_Init_thread)
+#ifdef OPEN_MPI /* MPI_COMM_WORLD is &ompi_mpi_comm_world, and so on */
+WEAK(ompi_mpi_byte)
+WEAK(ompi_mpi_comm_world)
+WEAK(ompi_mpi_info_null)
+WEAK(ompi_mpi_int)
+#endif
+
 /* ---- the MPI files this process has open ---------------------------------- */
 
 struct mfile {
@@ -384,12 +421,14 @@ static int before_read(MPI_File fh)
 }
 
 #define WRAP_WRITE(name, params, args)                    \
+	WEAK(PMPI_File_##name)                            \
 	int MPI_File_##name params                        \
 	{                                                 \
 		return after_write(fh, PMPI_File_##name args); \
 	}
 
 #define WRAP_READ(name, params, args)              \
+	WEAK(PMPI_File_##name)                     \
 	int MPI_File_##name params                 \
 	{                                          \
 		int rc_ = before_read(fh);         \
@@ -476,6 +515,7 @@ static int is_root(int root, MPI_Comm comm)
 /* X(name, params, args, hears): tell, the call, then heard when it
  * succeeded and hears (an expression of the parameters) is true. */
 #define ORDER_CALL(name, params, args, hears)             \
+	WEAK(PMPI_##name)                                 \
 	int MPI_##name params                             \
 	{                                                 \
 		tell();                                   \
@@ -487,6 +527,7 @@ static int is_root(int root, MPI_Comm comm)
 /* X(name, params, args, hears): the call, then heard as above (receives
  * and completions: nothing leaves). */
 #define HEAR_CALL(name, params, args, hears)              \
+	WEAK(PMPI_##name)                                 \
 	int MPI_##name params                             \
 	{                                                 \
 		int rc_ = PMPI_##name args;               \

@@ -10,6 +10,7 @@ include t/uring.mk
 include t/reliability.mk
 include t/adio.mk
 include t/mpi_order.mk
+include t/mpi_child.mk
 include t/netcdf.mk
 include t/trans.mk
 include t/diff.mk
