@@ -213,6 +213,34 @@ static void again(void)
 	       "again: the summary notes that the cache came back");
 }
 
+/* The same three passes, the clean data dropped before every read (as
+ * after a message heard: PnetCDF's gets under OMPIO wait on a shared
+ * semaphore at each set_view).  Coming back to bytes read before, the
+ * reads would find nothing a cache could have kept: they stay around.
+ * Taken for reuse, every read of 100 B loaded a page of 64 KiB. */
+static void dropped(void)
+{
+	int fd = open_cached("cache:64k:16:2");
+	tap_ok(fd >= 0, "dropped: open");
+	if (fd < 0)
+		return;
+	struct ffio_file *f = ffio_fd_get(fd)->file;
+	unsigned char buf[REC];
+	int good = 1, dropped = 1;
+	for (int pass = 0; pass < 3; pass++)
+		for (off_t off = 0; off + REC <= 8 * PAGE; off += 4096) {
+			dropped &= ffio_file_invalidate(f) == 0;
+			good &= ffpread(fd, buf, REC, off) == REC && memcmp(buf, want + off, REC) == 0;
+		}
+	tap_ok(good && dropped, "dropped: every record is the file's, three times, each after a drop");
+	struct cache *c = cache_of(fd);
+	long long n = below_reads(fd), b = below_bytes(fd);
+	tap_is(n, 3 * 128, "dropped: a request per read (%lld)", n);
+	tap_is(b, 4LL * PAGE + (3 * 128 - 4) * REC, "dropped: the window's 4 pages, then the records alone (%lld bytes)", b);
+	tap_ok(c && c->aside.reads_on && !c->aside.reuse, "dropped: reads stay aside");
+	tap_ok(ffclose(fd) == 0, "dropped: close");
+}
+
 /* count records of REC bytes at random offsets (xorshift from seed: a
  * fixed sequence) through fd; 1 if each is the kernel's (want). */
 static int random_pass(int fd, int count, uint64_t seed)
@@ -308,6 +336,7 @@ int main(void)
 	sparse();
 	dense();
 	again();
+	dropped();
 	random_records();
 	random_fits();
 	sieve();

@@ -68,9 +68,14 @@
  * windows keep saying the same); at once, and for good, when the reads
  * (READ_BACK_MIN of them at least) go back to bytes they read before,
  * within a span the cache can hold,
- * and no page was dropped meanwhile (another process's writes after a
- * barrier, an eviction): loaded then, the bytes would be read from memory
- * the next time round.  Only over a synchronous stack (with requests in
+ * and neither a page nor the clean data was dropped meanwhile (an
+ * eviction; another process's writes after a barrier): loaded then, the
+ * bytes would be read from memory the next time round.  Reads that each
+ * follow such a drop never come back to bytes a cache would still hold:
+ * PnetCDF's gets under Open MPI's OMPIO, whose every set_view waits on a
+ * shared semaphore (a message heard, the clean data dropped), went back
+ * to loading a page for each read of a few bytes (PnetCDF's nc_test: 736
+ * MB below for 3.7 MB read).  Only over a synchronous stack (with requests in
  * flight below, loads ahead are out of the reads' way), for reads of at
  * most a quarter of a page that neither follow runs nor fetch only their
  * records (cache_ra_runs, cache_ra_sparse: those loads carry no spare
@@ -255,7 +260,15 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 	if (a->reuse || !read_may_go_around(c, n))
 		return 0;
 	if (a->reads_on) { /* (until the retry, whatever the loads' speed became) */
-		int back = off < a->prev_read && a->reads_aside >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
+		if (c->pages.drops != a->drops0) {
+			/* told to drop its clean data (a barrier, a lock, a
+			 * message heard): pages loaded for the reads before
+			 * would be gone now, so reuse counts from here */
+			a->drops0 = c->pages.drops;
+			a->read_lo = a->read_hi = a->prev_read = off;
+			a->reads_kept = 0;
+		}
+		int back = off < a->prev_read && a->reads_kept >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
 			   a->read_hi - a->read_lo <= cache_span(c);
 		/* weighed on a load into memory never touched, whose faults a
 		 * buffer touched before (free now) does not pay: weighed again */
@@ -267,6 +280,7 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 		if (off + (off_t)n > a->read_hi)
 			a->read_hi = off + (off_t)n;
 		a->prev_read = off;
+		a->reads_kept++;
 		if (!back && !fresh && ++a->reads_aside < a->retry_after)
 			return 1;
 		a->reads_on = a->on_fresh = 0;
@@ -300,7 +314,9 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 		a->on_fresh = a->load_fresh;
 		a->reads_aside = 0;
 		a->read_lo = a->read_hi = a->prev_read = off;
+		a->reads_kept = 0;
 		a->removed0 = c->pages.removed;
+		a->drops0 = c->pages.drops;
 		ffio_layer_note(&c->base, "%s: small reads go around it from read %" PRIu64 " on: %" PRIu64
 			       " reads cost %" PRIu64 " us of loads (%" PRIu64 " bytes); going around: %" PRIu64
 			       " ns a read and its bytes",

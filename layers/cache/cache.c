@@ -107,6 +107,7 @@ static int cache_invalidate(struct ffio_layer *l)
 	if (err < 0)
 		return err;
 	cache_drop_clean(c);
+	c->pages.drops++; /* (aside.c: reads around that come back) */
 	/* What stays is dirty.  A page made known past the end of the file
 	 * holds zeros where it was not written: the end of the file then,
 	 * which another process may have moved since (its bytes are read

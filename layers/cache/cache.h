@@ -150,6 +150,7 @@ struct cache_pages {
 	long npages_peak;            /* the most pages held at once (.diag) */
 	struct cpage *last;          /* the page touched last */
 	uint64_t removed;            /* pages taken out of the hash table, ever */
+	uint64_t drops;              /* times told to drop its clean data (invalidate), ever */
 	uint64_t *spare_maps;        /* maps of written bytes given back, linked through
 				        their first word (page.c) */
 };
@@ -294,7 +295,9 @@ struct cache_aside {
 	uint64_t reads_aside;        /* while aside: reads that went around ... */
 	off_t read_lo, read_hi;      /* ... the span they covered ... */
 	off_t prev_read;             /* ... the last one */
+	uint64_t reads_kept;         /* ... those since the clean data was last dropped */
 	uint64_t removed0;           /* pages.removed when they began */
+	uint64_t drops0;             /* pages.drops when read_lo..read_hi began */
 };
 
 /* The guard (libffio/guard): a file the cache may write keeps its pages
