@@ -179,6 +179,17 @@ static int goes_around(struct cache *c, const void *buf, size_t n, off_t off)
 	return (cache_around(c, n, off) || lone_large(c, n, off)) && aligned(c, buf, n, off);
 }
 
+/* Does a small read of [off, off + n) go around the cache as the loop of
+ * cache_pread would send it, where the size is not needed: within one
+ * page, absent, small reads aside, no read pattern known (so neither runs
+ * nor strided records, which load)?  cache_aside_read counts it. */
+static int alone_aside(struct cache *c, size_t n, off_t off)
+{
+	int64_t pno = off / (off_t)c->conf.page;
+	return c->aside.reads_on && !c->ra.valid && n > 0 && (off + (off_t)n - 1) / (off_t)c->conf.page == pno &&
+	       !cache_ra_runs(c) && !pg_find(c, pno) && cache_aside_read(c, n, off);
+}
+
 ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 {
 	struct cache *c = CACHE(l);
@@ -200,6 +211,20 @@ ssize_t cache_pread(struct ffio_layer *l, void *buf, size_t n, off_t off)
 		if ((err = read_through(c, buf, n, off, &got)) < 0)
 			return err;
 		c->stats.b_read += got;
+		return (ssize_t)got;
+	}
+	if (c->size.cached_end == 0 && alone_aside(c, n, off)) {
+		/* The same for a small read that goes around an absent page
+		 * (aside.c) while the read pattern is forgotten (as after each
+		 * drop of the clean data: one statx a read, for PnetCDF's gets
+		 * under OMPIO, which drop it at every set_view). */
+		size_t got = 0;
+		uint64_t t0 = cache_aside_clock(c);
+		if ((err = read_through(c, buf, n, off, &got)) < 0)
+			return err;
+		cache_aside_timed(c, got, t0);
+		c->stats.b_read += got;
+		cache_read_ahead(c, off, n, INT64_MAX); /* (the pattern's first read: no size wanted) */
 		return (ssize_t)got;
 	}
 	size = logical_size(c, &err);
