@@ -60,6 +60,8 @@
 WEAK(PMPI_Bcast)
 WEAK(PMPI_Comm_rank)
 WEAK(PMPI_Comm_size)
+WEAK(PMPI_Comm_dup)
+WEAK(PMPI_Comm_free)
 WEAK(PMPI_Comm_test_inter)
 WEAK(PMPI_File_close)
 WEAK(PMPI_File_open)
@@ -220,11 +222,22 @@ static void keep_stats(struct mfile *m, struct ffio_file *f)
 
 /* ---- MPI_Init: per-rank specs --------------------------------------------- */
 
+/* The glue's own communicator, for its collectives at MPI_Finalize: made
+ * in MPI_Init (where every rank is), so that they can never be matched
+ * with the application's on MPI_COMM_WORLD.  In a program whose ranks
+ * part in MPI_COMM_WORLD's collectives (PnetCDF's nc_test at 4 ranks:
+ * three go to MPI_Finalize while one is in a collective open), they met
+ * the application's and aborted it (MPI_ERR_TRUNCATE) where it hangs
+ * without ffio. */
+static MPI_Comm glue_comm;
+static int have_glue_comm;
+
 static void after_init(void)
 {
 	char name[40], err[512];
 	const char *text;
 
+	have_glue_comm = PMPI_Comm_dup(MPI_COMM_WORLD, &glue_comm) == MPI_SUCCESS;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	snprintf(name, sizeof(name), "FF_IO_OPTS_RANK%d", my_rank);
 	text = secure_getenv(name);
@@ -789,8 +802,11 @@ static void finalize_summary(void)
 	int *n = NULL, *displ = NULL, *bytes = NULL, *bdispl = NULL;
 	struct rec *all = NULL;
 
-	PMPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (!have_glue_comm)
+		return;
+	MPI_Comm comm = glue_comm;
+	PMPI_Comm_size(comm, &nranks);
+	PMPI_Comm_rank(comm, &rank);
 	if (rank == 0) {
 		n = calloc((size_t)nranks, sizeof(int));
 		displ = calloc((size_t)nranks, sizeof(int));
@@ -799,7 +815,7 @@ static void finalize_summary(void)
 	}
 	/* Every rank takes part in both collectives even when rank 0 is short
 	 * of memory; rank 0 then just prints nothing. */
-	PMPI_Gather(&nrecs, 1, MPI_INT, n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	PMPI_Gather(&nrecs, 1, MPI_INT, n, 1, MPI_INT, 0, comm);
 	int total = 0;
 	if (rank == 0 && n && displ && bytes && bdispl) {
 		for (int r = 0; r < nranks; r++) {
@@ -812,10 +828,10 @@ static void finalize_summary(void)
 	}
 	/* Rank 0 says whether it can receive; nobody sends otherwise. */
 	int ok = rank != 0 || all != NULL;
-	PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
 	if (ok)
 		PMPI_Gatherv(recs, nrecs * (int)sizeof(struct rec), MPI_BYTE, all, bytes, bdispl,
-			     MPI_BYTE, 0, MPI_COMM_WORLD);
+			     MPI_BYTE, 0, comm);
 	if (rank == 0 && ok && total > 0)
 		summarise(all, n, displ, nranks);
 	else if (rank == 0 && !ok)
@@ -825,6 +841,8 @@ static void finalize_summary(void)
 	free(displ);
 	free(bytes);
 	free(bdispl);
+	PMPI_Comm_free(&glue_comm);
+	have_glue_comm = 0;
 }
 
 int MPI_Finalize(void)

@@ -9,14 +9,18 @@
 # component, though the program does no MPI-IO): t/mpi_child by 2 ranks
 # through ffio-run, the same started alone (a singleton), and each glue
 # library preloaded with libffio into /bin/true with LD_BIND_NOW=1 (every
-# reference resolved at load).
+# reference resolved at load).  And the glue's own collectives at
+# MPI_Finalize run on a communicator of its own (t/mpi_glue_comm), so
+# that they cannot meet the application's: PnetCDF's nc_test at 4 ranks,
+# whose ranks part in MPI_COMM_WORLD's collectives, aborted under ffio
+# (MPI_ERR_TRUNCATE) where it hangs without.
 bin="${top_builddir:-.}/t"
 . "${top_srcdir:-$(dirname "$0")/..}/t/mpi_lib.sh"
 mpi_require mpi_child
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ffio-child.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 installed=$(mpi_libs "$dir/lib") || exit 1
-echo "1..$((5 * nflavours))"
+echo "1..$((6 * nflavours))"
 i=0
 ok() { i=$((i + 1)); if [ "$1" = 0 ]; then echo "ok $i - $mpi_label: $2"; else echo "not ok $i - $mpi_label: $2"; fi; }
 # expect N OUTPUT: 0 when each of ranks 0..N-1 printed both lines as a
@@ -54,5 +58,8 @@ for flavour in $flavours; do
 	ok "$([ $rc = 0 ] && [ ! -s "$dir/err" ] && echo 0)" \
 		"$(basename "$glue") loads into /bin/true with every reference resolved at once (exit $rc)"
 	[ -s "$dir/err" ] && head -n 3 "$dir/err" | cut -c1-200 | sed 's/^/# /'
+	out=$(cd "$dir" && LD_PRELOAD="$installed" timeout 60 $mpirun -n 2 "$bin/mpi_glue_comm$mpi_suffix" 2>"$dir/err")
+	printf '%s\n' "$out" | grep -qx 'glue collectives: 0 on MPI_COMM_WORLD, 3 on another communicator'
+	ok $? "the glue's summary at MPI_Finalize: its 3 collectives on a communicator of its own (${out:-no output})"
 done
 exit 0
