@@ -251,6 +251,34 @@ static void dropped(void)
 	tap_ok(sizes >= 0 && sizes <= 8, "dropped: the size asked below %ld times for 384 reads", sizes);
 }
 
+/* The three passes again, the clean data dropped before each pass (as
+ * after a barrier: ROMIO's reads of a rank's blocks, iteration after
+ * iteration): 128 reads between two drops, in 8 pages the cache can
+ * hold, which pages loaded for them would have served.  The cache loads
+ * again, for good, at the second pass. */
+static void dropped_dense(void)
+{
+	int fd = open_cached("cache:64k:16:2");
+	tap_ok(fd >= 0, "dropped, dense: open");
+	if (fd < 0)
+		return;
+	struct ffio_file *f = ffio_fd_get(fd)->file;
+	int good = 1;
+	long long at[3];
+	for (int pass = 0; pass < 3; pass++) {
+		good &= ffio_file_invalidate(f) == 0;
+		at[pass] = below_reads(fd);
+		good &= read_pass(fd, 0, 8 * PAGE, 4096);
+	}
+	long long third = below_reads(fd) - at[2], second = at[2] - at[1];
+	struct cache *c = cache_of(fd);
+	tap_ok(good, "dropped, dense: every record is the file's, three times");
+	tap_ok(second >= 7 && second <= 16 && third >= 7 && third <= 16,
+	       "dropped, dense: the second and third passes load pages (%lld and %lld requests, not 128)", second, third);
+	tap_ok(c && !c->aside.reads_on && c->aside.reuse, "dropped, dense: reads are loaded again, for good");
+	tap_ok(ffclose(fd) == 0, "dropped, dense: close");
+}
+
 /* count records of REC bytes at random offsets (xorshift from seed: a
  * fixed sequence) through fd; 1 if each is the kernel's (want). */
 static int random_pass(int fd, int count, uint64_t seed)
@@ -347,6 +375,7 @@ int main(void)
 	dense();
 	again();
 	dropped();
+	dropped_dense();
 	random_records();
 	random_fits();
 	sieve();

@@ -260,16 +260,25 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 	if (a->reuse || !read_may_go_around(c, n))
 		return 0;
 	if (a->reads_on) { /* (until the retry, whatever the loads' speed became) */
+		/* READ_BACK_MIN reads or more since the clean data was last
+		 * dropped, within a span the cache can hold: pages loaded for
+		 * them would have served them all */
+		int dense = a->reads_kept >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
+			    a->read_hi - a->read_lo <= cache_span(c);
+		int back = dense && off < a->prev_read;
 		if (c->pages.drops != a->drops0) {
 			/* told to drop its clean data (a barrier, a lock, a
 			 * message heard): pages loaded for the reads before
-			 * would be gone now, so reuse counts from here */
+			 * would be gone now, so reuse counts from here; but
+			 * reads that were dense between two drops (ROMIO's
+			 * blocks of a rank between barriers) load again */
+			back = a->reads_kept >= READ_BACK_MIN && c->pages.removed_at_drop == a->removed0 &&
+			       a->read_hi - a->read_lo <= cache_span(c);
+			a->removed0 = c->pages.removed;
 			a->drops0 = c->pages.drops;
 			a->read_lo = a->read_hi = a->prev_read = off;
 			a->reads_kept = 0;
 		}
-		int back = off < a->prev_read && a->reads_kept >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
-			   a->read_hi - a->read_lo <= cache_span(c);
 		/* weighed on a load into memory never touched, whose faults a
 		 * buffer touched before (free now) does not pay: weighed again */
 		int fresh = a->on_fresh && cache_buf_warm(c);

@@ -106,6 +106,7 @@ static int cache_invalidate(struct ffio_layer *l)
 	int err = cache_wait_all(c);
 	if (err < 0)
 		return err;
+	c->pages.removed_at_drop = c->pages.removed;
 	cache_drop_clean(c);
 	c->pages.drops++; /* (aside.c: reads around that come back) */
 	/* What stays is dirty.  A page made known past the end of the file

@@ -151,6 +151,7 @@ struct cache_pages {
 	struct cpage *last;          /* the page touched last */
 	uint64_t removed;            /* pages taken out of the hash table, ever */
 	uint64_t drops;              /* times told to drop its clean data (invalidate), ever */
+	uint64_t removed_at_drop;    /* removed just before the last of them */
 	uint64_t *spare_maps;        /* maps of written bytes given back, linked through
 				        their first word (page.c) */
 };
