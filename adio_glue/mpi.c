@@ -53,7 +53,7 @@
  * predefined handles under Open MPI, every function under LD_BIND_NOW)
  * would stop such a program before main ("symbol lookup error").  So
  * every reference to MPI here is weak: where MPI is not, it is null, and
- * nothing calls it, as nothing calls MPI there.  t/adio_glue.sh checks
+ * nothing calls it, as nothing calls MPI there.  t/mpi_child.sh checks
  * that each glue library loads into a program without MPI. */
 #define GLUE_PRAGMA(x) _Pragma(#x)
 #define WEAK(sym) GLUE_PRAGMA(weak sym)

@@ -253,6 +253,16 @@ static off_t cache_span(const struct cache *c)
 	return (off_t)c->conf.limit * (off_t)c->conf.page;
 }
 
+/* READ_BACK_MIN reads or more around since the clean data was last
+ * dropped, within a span the cache can hold, and no page taken out since
+ * they began but by a drop (removed: pages.removed up to now, or up to
+ * the last drop): pages loaded for them would have served them all. */
+static int dense_reads(const struct cache *c, uint64_t removed)
+{
+	const struct cache_aside *a = &c->aside;
+	return a->reads_kept >= READ_BACK_MIN && removed == a->removed0 && a->read_hi - a->read_lo <= cache_span(c);
+}
+
 int cache_aside_read(struct cache *c, size_t n, off_t off)
 {
 	struct cache_aside *a = &c->aside;
@@ -260,20 +270,15 @@ int cache_aside_read(struct cache *c, size_t n, off_t off)
 	if (a->reuse || !read_may_go_around(c, n))
 		return 0;
 	if (a->reads_on) { /* (until the retry, whatever the loads' speed became) */
-		/* READ_BACK_MIN reads or more since the clean data was last
-		 * dropped, within a span the cache can hold: pages loaded for
-		 * them would have served them all */
-		int dense = a->reads_kept >= READ_BACK_MIN && c->pages.removed == a->removed0 &&
-			    a->read_hi - a->read_lo <= cache_span(c);
-		int back = dense && off < a->prev_read;
-		if (c->pages.drops != a->drops0) {
-			/* told to drop its clean data (a barrier, a lock, a
-			 * message heard): pages loaded for the reads before
-			 * would be gone now, so reuse counts from here; but
-			 * reads that were dense between two drops (ROMIO's
-			 * blocks of a rank between barriers) load again */
-			back = a->reads_kept >= READ_BACK_MIN && c->pages.removed_at_drop == a->removed0 &&
-			       a->read_hi - a->read_lo <= cache_span(c);
+		/* told to drop its clean data since (a barrier, a lock, a
+		 * message heard): pages loaded for the reads before would be
+		 * gone now, so reuse counts from here; but reads that were
+		 * dense between two drops (ROMIO's blocks of a rank between
+		 * barriers) load again */
+		int dropped = c->pages.drops != a->drops0;
+		int back = dense_reads(c, dropped ? c->pages.removed_at_drop : c->pages.removed) &&
+			   (dropped || off < a->prev_read);
+		if (dropped) {
 			a->removed0 = c->pages.removed;
 			a->drops0 = c->pages.drops;
 			a->read_lo = a->read_hi = a->prev_read = off;
